@@ -1,0 +1,52 @@
+// Choosing a backend: plugins are found by name, loaded once (never unloaded), and asked for a Backend.
+//
+// Search order for libhfcore-backend-NAME.so: an explicit path (LoadOptions::plugin_path or a NAME that is a
+// path), each folder of HFCORE_PLUGIN_PATH (colon-separated), the folder of libhfcore.so, the installed plugin
+// folder. HFCORE_TRACE_PLUGINS=1 prints every attempt to stderr. Nothing falls back silently: asking for "cuda"
+// without a GPU throws PluginError saying why. Only the name "auto" chooses (cuda, then opencl, then cpu) and
+// says what it chose.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hfcore/plugin_abi.hpp"
+
+namespace hf {
+
+struct LoadOptions {
+    std::string precision = "64b";  // "32b" or "64b"
+    int device = 0;
+    int platform = 0;
+    std::string plugin_path;        // explicit file, searched first
+};
+
+// A backend the caller holds. Shared: models and tensors keep it alive.
+using BackendPtr = std::shared_ptr<Backend>;
+
+BackendPtr load_backend(const std::string& name, const LoadOptions& options = {});
+
+// Sets the process default backend (used where no backend is passed) and returns it.
+BackendPtr set_backend(const std::string& name, const LoadOptions& options = {});
+// The process default; the cpu plugin at 64b if none was set.
+BackendPtr default_backend();
+
+// Every plugin file found on the search path, usable or not.
+struct PluginListing {
+    std::string name;
+    std::string path;
+    std::uint32_t abi_version = 0;
+    bool loaded = false;          // the file loaded and passed the ABI checks
+    std::string load_error;       // when !loaded: file + reason
+    PluginProbe probe;            // when loaded
+    std::string description;
+};
+std::vector<PluginListing> list_plugins();
+
+// The folders searched, in order (for messages and `hfcore backends`).
+std::vector<std::string> plugin_search_path();
+
+Precision parse_precision(const std::string& s);  // "32b"/"64b" (also "32"/"64"); InputError otherwise
+
+}  // namespace hf

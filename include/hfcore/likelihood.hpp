@@ -1,0 +1,79 @@
+// The compiled HistFactory likelihood as flat arrays (PackedLikelihood), and the Tier 2 interface that
+// evaluates it for K parameter points at once (FusedLikelihood).
+//
+// Expected main rate of bin b:   rate[b] = sum over elements e with elem_bin[e] == b of
+//     (elem_nominal[e] + sum of its additive deltas) * (product of its multiplicative factors)
+// logpdf = sum_b [ xlogy(n_b, rate_b) - rate_b - lgamma(n_b + 1) ]
+//        + sum over Gaussian constraints   [ -0.5 ((aux - par)/sigma)^2 - log(sigma) - 0.5 log(2 pi) ]
+//        + sum over Poisson constraints    [ xlogy(aux, tau par) - tau par - lgamma(aux + 1) ]
+// Data layout: [n_main observed counts, n_aux auxiliary data], as pyhf's Model.logpdf.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hfcore/tensor.hpp"
+
+namespace hf {
+
+// Multiplicative factor kinds. alpha = pars[factor_par].
+enum FactorKind : std::int32_t {
+    kFactorLinear = 0,        // f = alpha                       (normfactor, lumi, shapefactor, shapesys, staterror)
+    kFactorNormsysCode1 = 1,  // f = hi^alpha (alpha>=0), lo^-alpha (alpha<0)
+    kFactorNormsysCode4 = 4,  // exponential for |alpha|>=1, 1 + sum_{i=1..6} coef[i-1] alpha^i inside
+};
+
+// Additive delta kinds (histosys). alpha = pars[delta_par]; lo/nom/hi are the histosys templates of the bin.
+enum DeltaKind : std::int32_t {
+    kDeltaCode0 = 0,   // piecewise linear
+    kDeltaCode2 = 2,   // quadratic inside, linear outside
+    kDeltaCode4p = 5,  // 6th-order polynomial inside, linear outside
+};
+
+struct PackedLikelihood {
+    std::int64_t n_pars = 0;  // P
+    std::int64_t n_main = 0;  // N
+    std::int64_t n_aux = 0;   // A
+
+    // Elements: one (sample, bin) pair each. CSR offsets into the factor and delta arrays.
+    std::vector<std::int32_t> elem_bin;        // [E]
+    std::vector<double> elem_nominal;          // [E]
+    std::vector<std::int32_t> factor_offsets;  // [E+1]
+    std::vector<std::int32_t> delta_offsets;   // [E+1]
+
+    std::vector<std::int32_t> factor_par;      // [F]
+    std::vector<std::int32_t> factor_kind;     // [F] FactorKind
+    std::vector<double> factor_lo, factor_hi;  // [F] normsys down/up factors (1 for linear)
+    std::vector<double> factor_coef;           // [F*6] code4 polynomial coefficients (0 otherwise)
+
+    std::vector<std::int32_t> delta_par;       // [D]
+    std::vector<std::int32_t> delta_kind;      // [D] DeltaKind
+    std::vector<double> delta_lo, delta_nom, delta_hi;  // [D]
+
+    std::vector<std::int32_t> gauss_par, gauss_aux;  // [G] parameter index, index into the aux data
+    std::vector<double> gauss_sigma;                 // [G]
+    std::vector<std::int32_t> pois_par, pois_aux;    // [Q]
+    std::vector<double> pois_tau;                    // [Q] expected aux = tau * par
+
+    std::int64_t n_elements() const { return static_cast<std::int64_t>(elem_bin.size()); }
+};
+
+// Evaluates a PackedLikelihood on one backend. Implemented by plugins (Tier 2) and by core (Tier 1 fallback).
+class FusedLikelihood {
+public:
+    virtual ~FusedLikelihood() = default;
+
+    // pars: [K, P]; data: [N + A] (shared by all points) or [K, N + A].
+    // Returns logpdf [K]. When grad is non-null, *grad becomes d logpdf / d pars, [K, P].
+    virtual Tensor logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) = 0;
+
+    // Expected main rates [K, N].
+    virtual Tensor expected_main(const Tensor& pars) = 0;
+
+    // Expected aux data [K, A]: par for Gaussian constraints, tau * par for Poisson ones.
+    virtual Tensor expected_aux(const Tensor& pars) = 0;
+
+    virtual const char* implementation() const = 0;  // e.g. "cpu fused", "tier-1 fallback"
+};
+
+}  // namespace hf

@@ -1,0 +1,95 @@
+// The HistFactory model compiled from a ModelSpec: pyhf's parameter order, suggested init/bounds/fixed,
+// auxdata, and evaluations (logpdf, expected data, gradient) for one point or a batch of K points, on the
+// backend it was compiled for. Matches pyhf.Model.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hfcore/backends.hpp"
+#include "hfcore/likelihood.hpp"
+#include "hfcore/spec.hpp"
+
+namespace hf {
+
+// One entry of pyhf's par_map: a named parameter set (a scalar, or one parameter per bin).
+struct ParameterSet {
+    std::string name;
+    std::string modifier_type;   // histosys, lumi, normfactor, normsys, shapefactor, shapesys, staterror
+    std::int64_t offset = 0;     // first index in the parameter vector
+    std::int64_t n = 1;
+    bool constrained = false;
+    std::string constraint;      // "normal", "poisson" or "" (unconstrained)
+    std::vector<double> inits;
+    std::vector<std::pair<double, double>> bounds;
+    std::vector<bool> fixed;     // per component (shapesys / staterror bins with no uncertainty are fixed)
+    std::vector<double> auxdata; // constrained only
+    std::vector<double> sigmas;  // normal constraints
+    std::vector<double> factors; // poisson constraints (tau)
+};
+
+struct ModelOptions {
+    // Use the backend's fused likelihood kernels when it offers them (Tier 2); otherwise core's Tier 1 fallback.
+    bool prefer_fused = true;
+};
+
+class Model {
+public:
+    // Validates the semantic rules that need the whole model (parameter configs, POI) and compiles.
+    // Throws InputError naming spec.source and the JSON path on a problem.
+    Model(const ModelSpec& spec, BackendPtr backend = default_backend(), ModelOptions options = {});
+    ~Model();
+    Model(Model&&) noexcept;
+    Model& operator=(Model&&) noexcept;
+
+    const BackendPtr& backend() const;
+
+    // ---- structure (pyhf: model.config) ----
+    const std::vector<std::string>& channels() const;            // sorted
+    const std::vector<std::string>& samples() const;             // sorted
+    const std::vector<std::int64_t>& channel_nbins() const;      // in channels() order
+    const std::vector<std::string>& par_order() const;           // parameter set names, pyhf's order
+    const std::vector<ParameterSet>& parameter_sets() const;     // same order
+    const ParameterSet& parameter_set(const std::string& name) const;  // InputError if unknown
+    std::pair<std::int64_t, std::int64_t> par_slice(const std::string& name) const;  // [begin, end)
+    std::vector<std::string> par_names() const;                  // expanded: "mu", "gamma[0]", ...
+    std::int64_t n_pars() const;
+    std::int64_t n_main() const;                                 // main bins, all channels
+    std::int64_t n_aux() const;
+    const std::string& poi_name() const;                         // "" when the model has no POI
+    std::int64_t poi_index() const;                              // -1 when no POI
+    std::vector<double> suggested_init() const;
+    std::vector<std::pair<double, double>> suggested_bounds() const;
+    std::vector<bool> suggested_fixed() const;
+    std::vector<double> auxdata() const;
+    const ModifierSettings& modifier_settings() const;
+    const PackedLikelihood& packed() const;
+    const char* implementation() const;                          // which FusedLikelihood evaluates
+
+    // ---- evaluations on device tensors: pars [K, P] (or [P]), data [N + A] or [K, N + A] ----
+    Tensor logpdf(const Tensor& pars, const Tensor& data, Tensor* grad = nullptr) const;  // [K]
+    Tensor expected_data(const Tensor& pars, bool include_auxdata = true) const;         // [K, N(+A)]
+
+    // ---- host conveniences (one upload of pars, one download of results) ----
+    double logpdf(const std::vector<double>& pars, const std::vector<double>& data) const;
+    std::vector<double> logpdf_batch(const std::vector<double>& pars_kp, std::int64_t k,
+                                     const std::vector<double>& data) const;
+    // logpdf and its gradient at one point; data already on the device.
+    double logpdf_and_grad(const std::vector<double>& pars, const Tensor& data, std::vector<double>& grad) const;
+    std::vector<double> expected_data(const std::vector<double>& pars, bool include_auxdata = true) const;
+    std::vector<double> expected_actualdata(const std::vector<double>& pars) const;
+    std::vector<double> expected_auxdata(const std::vector<double>& pars) const;
+
+    // Main data of the workspace's observations in this model's channel order (+ auxdata if asked).
+    std::vector<double> data_from_observations(const std::vector<ObservationSpec>& observations,
+                                               bool include_auxdata = true,
+                                               const std::string& source = "") const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hf

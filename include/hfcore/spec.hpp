@@ -1,0 +1,84 @@
+// Typed, validated description of a pyhf workspace: what the JSON says, nothing derived.
+// The workspace layer fills these after schema and semantic validation; the model compiles them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hf {
+
+// One modifier entry of a sample, e.g. {"name": "jes", "type": "normsys", "data": {"hi": 1.1, "lo": 0.9}}.
+struct ModifierSpec {
+    std::string name;
+    std::string type;               // histosys, lumi, normfactor, normsys, shapefactor, shapesys, staterror
+    double hi = 0.0, lo = 0.0;      // normsys
+    std::vector<double> hi_data;    // histosys
+    std::vector<double> lo_data;    // histosys
+    std::vector<double> vals;       // shapesys / staterror: absolute per-bin uncertainties
+    std::string json_path;          // e.g. "channels[2].samples[0].modifiers[3]", for error messages
+};
+
+struct SampleSpec {
+    std::string name;
+    std::vector<double> data;
+    std::vector<ModifierSpec> modifiers;
+    std::string json_path;
+};
+
+struct ChannelSpec {
+    std::string name;
+    std::vector<SampleSpec> samples;
+    std::string json_path;
+};
+
+// An entry of measurements[i].config.parameters. Absent fields stay empty (pyhf: "not given").
+struct ParameterConfig {
+    std::string name;
+    std::optional<std::vector<double>> inits;
+    std::optional<std::vector<std::pair<double, double>>> bounds;
+    std::optional<bool> fixed;
+    std::optional<std::vector<double>> auxdata;
+    std::optional<std::vector<double>> sigmas;
+    std::optional<std::vector<double>> factors;
+    std::string json_path;
+};
+
+struct MeasurementSpec {
+    std::string name;
+    std::string poi;
+    std::vector<ParameterConfig> parameters;
+    std::string json_path;
+};
+
+struct ObservationSpec {
+    std::string name;
+    std::vector<double> data;
+    std::string json_path;
+};
+
+struct WorkspaceSpec {
+    std::vector<ChannelSpec> channels;
+    std::vector<ObservationSpec> observations;
+    std::vector<MeasurementSpec> measurements;
+    std::string version;
+    std::string source;             // file name (or "<string>", "<stdin>") for error messages
+};
+
+// pyhf's modifier_settings: interpolation codes per modifier type.
+// Defaults are those of pyhf.Workspace.model / `pyhf cls` (normsys code4, histosys code4p).
+struct ModifierSettings {
+    std::string normsys_interpcode = "code4";    // allowed: code1, code4
+    std::string histosys_interpcode = "code4p";  // allowed: code0, code2, code4p
+};
+
+// What a Model is compiled from: the channels plus one measurement's configuration.
+struct ModelSpec {
+    std::vector<ChannelSpec> channels;
+    MeasurementSpec measurement;
+    ModifierSettings settings;
+    std::string source;
+};
+
+}  // namespace hf

@@ -1,0 +1,117 @@
+/* Interpolation formulas of the HistFactory modifiers and their derivatives, as pyhf computes them.
+ *
+ * Shared by every plugin's fused likelihood kernels: plain C99 so that C++ (cpu), CUDA and OpenCL C include
+ * the same text. No include guard on purpose: a C++ includer may include it once per precision inside
+ * different namespaces. Before including, define:
+ *   hf_real     float or double (a typedef or a macro)
+ *   HF_FN       function qualifiers, e.g. "static inline" (C/C++/OpenCL) or "__host__ __device__ inline"
+ *   HF_GLOBAL   address space of table pointers: empty, or __global in OpenCL C
+ * Kind numbers are those of include/hfcore/likelihood.hpp (FactorKind, DeltaKind).
+ */
+
+/* Multiplicative factor f(alpha) of a modifier; *df receives df/dalpha. coef: 6 code4 coefficients. */
+HF_FN hf_real hf_factor(int kind, hf_real alpha, hf_real lo, hf_real hi, HF_GLOBAL const hf_real* coef,
+                        hf_real* df)
+{
+    if (kind == 0) { /* linear: normfactor, lumi, shapefactor, shapesys, staterror */
+        *df = (hf_real)1;
+        return alpha;
+    }
+    if (kind == 1) { /* normsys code1: piecewise exponential */
+        hf_real base = alpha >= (hf_real)0 ? hi : lo;
+        hf_real e = alpha >= (hf_real)0 ? alpha : -alpha;
+        hf_real f = exp(e * log(base));
+        *df = (alpha >= (hf_real)0 ? f : -f) * log(base);
+        return f;
+    }
+    /* normsys code4: exponential outside |alpha| < 1, 6th-order polynomial inside (pyhf: alpha0 = 1) */
+    if (alpha >= (hf_real)1) {
+        hf_real f = exp(alpha * log(hi));
+        *df = f * log(hi);
+        return f;
+    }
+    if (alpha <= (hf_real)-1) {
+        hf_real f = exp(-alpha * log(lo));
+        *df = -f * log(lo);
+        return f;
+    }
+    {
+        /* Horner for 1 + sum_i c_i alpha^i and its derivative */
+        hf_real p = coef[5], dp = (hf_real)6 * coef[5];
+        p = p * alpha + coef[4];
+        dp = dp * alpha + (hf_real)5 * coef[4];
+        p = p * alpha + coef[3];
+        dp = dp * alpha + (hf_real)4 * coef[3];
+        p = p * alpha + coef[2];
+        dp = dp * alpha + (hf_real)3 * coef[2];
+        p = p * alpha + coef[1];
+        dp = dp * alpha + (hf_real)2 * coef[1];
+        p = p * alpha + coef[0];
+        dp = dp * alpha + coef[0]; /* dp now holds sum_i i c_i alpha^(i-1) evaluated by Horner */
+        *df = dp;
+        return (hf_real)1 + p * alpha;
+    }
+}
+
+/* Additive delta of a histosys bin; *dd receives d delta / d alpha. */
+HF_FN hf_real hf_delta(int kind, hf_real alpha, hf_real lo, hf_real nom, hf_real hi, hf_real* dd)
+{
+    if (kind == 0) { /* code0: piecewise linear */
+        hf_real slope = alpha > (hf_real)0 ? hi - nom : nom - lo;
+        *dd = slope;
+        return alpha * slope;
+    }
+    if (kind == 2) { /* code2 exactly as pyhf's vectorised implementation computes it */
+        hf_real a = (hf_real)0.5 * (hi + lo) - nom;
+        hf_real b = (hf_real)0.5 * (hi - lo);
+        if (alpha > (hf_real)1) {
+            *dd = b + (hf_real)2 * a;
+            return (alpha - (hf_real)1) * (b + (hf_real)2 * a);
+        }
+        if (alpha >= (hf_real)-1) {
+            *dd = (hf_real)2 * a * alpha + b;
+            return a * alpha * alpha + b * alpha;
+        }
+        *dd = b - (hf_real)2 * a;
+        return alpha * (b - (hf_real)2 * a);
+    }
+    {   /* code4p: polynomial inside |alpha| <= 1, linear outside */
+        hf_real up = hi - nom, dn = nom - lo;
+        if (alpha > (hf_real)1) {
+            *dd = up;
+            return alpha * up;
+        }
+        if (alpha < (hf_real)-1) {
+            *dd = dn;
+            return alpha * dn;
+        }
+        {
+            hf_real S = (hf_real)0.5 * (up + dn);
+            hf_real A = (hf_real)0.0625 * (up - dn);
+            hf_real a2 = alpha * alpha;
+            /* delta = S a + A (15 a^2 - 10 a^4 + 3 a^6) */
+            hf_real poly = a2 * (a2 * ((hf_real)3 * a2 - (hf_real)10) + (hf_real)15);
+            *dd = S + A * alpha * ((hf_real)30 + a2 * ((hf_real)18 * a2 - (hf_real)40));
+            return S * alpha + A * poly;
+        }
+    }
+}
+
+/* x log(y) with the convention 0 log(y) = 0 (pyhf's xlogy). */
+HF_FN hf_real hf_xlogy(hf_real x, hf_real y)
+{
+    return x == (hf_real)0 ? (hf_real)0 : x * log(y);
+}
+
+/* log Poisson(n | lam) for continuous n: n log(lam) - lam - lgamma(n + 1) */
+HF_FN hf_real hf_poisson_logpdf(hf_real n, hf_real lam)
+{
+    return hf_xlogy(n, lam) - lam - lgamma(n + (hf_real)1);
+}
+
+/* log Normal(x | mu, sigma) */
+HF_FN hf_real hf_normal_logpdf(hf_real x, hf_real mu, hf_real sigma)
+{
+    hf_real z = (x - mu) / sigma;
+    return (hf_real)-0.5 * z * z - log(sigma) - (hf_real)0.91893853320467274178; /* 0.5 log(2 pi) */
+}
