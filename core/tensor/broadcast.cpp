@@ -19,7 +19,10 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes, const char* op) {
             }
             std::string msg(op);
             msg += ": shapes cannot be broadcast together:";
-            for (auto& t : shapes) msg += " " + shape_str(t);
+            for (auto& t : shapes) {
+                msg += ' ';
+                msg += shape_str(t);
+            }
             throw ShapeError(msg);
         }
     }

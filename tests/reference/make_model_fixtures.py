@@ -10,9 +10,12 @@ import hashlib
 import json
 import math
 import sys
+import time
 import zlib
 from pathlib import Path
 
+import jsonpatch
+import mpmath
 import numpy as np
 import pyhf
 
@@ -32,6 +35,11 @@ POINT_PLAN = [("random_1sigma", 1.0), ("random_1sigma", 1.0), ("random_2sigma", 
               ("random_2sigma", 2.0), ("random_2sigma", 2.0)]
 MULTIPLICATIVE_FLOOR = 0.25  # multiplicative parameters stay >= 0.25 * init (strictly positive)
 MAX_DRAWS = 50
+
+# logpdf_exact: 50 significant digits leave ~1e-37 absolute after the ~5e12 terms of the eRJR shapesys
+# constraints cancel; pyhf's doubles keep ~1e-3 there.
+EXACT_DPS = 50
+EXACT_RTOL = 1e-10  # pyhf vs exact, asserted for every model outside the eRJR group
 
 pyhf.set_backend("numpy", precision="64b")
 
@@ -190,6 +198,82 @@ def make_points(name, model, table, data):
     return points
 
 
+class ExactLikelihood:
+    """The fixture's likelihood at EXACT_DPS digits, from pyhf's own inputs: expected main data, auxdata,
+    constraint sigmas and Poisson factors, all taken as exact doubles."""
+
+    def __init__(self, model, data):
+        cfg = model.config
+        self.nmain = cfg.nmaindata
+        mp = mpmath.mp
+        with mpmath.workdps(EXACT_DPS):
+            self.main_n = [mp.mpf(float(x)) for x in data[:self.nmain]]
+            self.main_lgamma = [mpmath.loggamma(n + 1) for n in self.main_n]
+            self.half_log_2pi = mpmath.log(2 * mp.pi) / 2
+            self.normal, self.poisson = [], []  # (par index, aux, sigma) / (par index, aux, factor, lgamma(aux+1))
+            offset = self.nmain
+            for name in cfg.auxdata_order:  # pyhf lays out auxdata per paramset in this order, fixed ones too
+                ps = cfg.param_set(name)
+                indices = range(cfg.npars)[cfg.par_slice(name)]
+                aux = [float(x) for x in data[offset:offset + ps.n_parameters]]
+                offset += ps.n_parameters
+                if ps.pdf_type == "normal":
+                    # as pyhf: paramsets without sigmas (alphas) are unit normals
+                    sigmas = [float(x) for x in getattr(ps, "sigmas", [1.0] * ps.n_parameters)]
+                    self.normal += [(i, mp.mpf(a), mp.mpf(sg)) for i, a, sg in zip(indices, aux, sigmas)]
+                elif ps.pdf_type == "poisson":
+                    self.poisson += [(i, mp.mpf(a), mp.mpf(float(f)), mpmath.loggamma(mp.mpf(a) + 1))
+                                     for i, a, f in zip(indices, aux, ps.factors)]
+                else:
+                    raise RuntimeError(f"{name}: unknown constraint {ps.pdf_type!r}")
+            if offset != len(data):
+                raise RuntimeError("auxdata layout differs from the paramsets in auxdata_order")
+        # the sigmas and factors taken here must be the ones pyhf's constraint model evaluates with
+        gauss, pois = model.constraint_model.constraints_gaussian, model.constraint_model.constraints_poisson
+        if gauss.has_pdf() and floats(gauss._sigmas) != [float(sg) for _, _, sg in self.normal]:
+            raise RuntimeError("normal constraint sigmas differ from pyhf's constraint model")
+        if pois.has_pdf() and floats(pois._batched_factors[0]) != [float(f) for _, _, f, _ in self.poisson]:
+            raise RuntimeError("Poisson constraint factors differ from pyhf's constraint model")
+        if len(self.normal) + len(self.poisson) != cfg.nauxdata:
+            raise RuntimeError("constraint terms do not cover the auxdata")
+
+    @staticmethod
+    def _log_poisson(n, lam, lgamma_n1):
+        # continuous Poisson; n = 0 gives -lam, as pyhf's xlogy(0, lam) = 0
+        return -lam if n == 0 else n * mpmath.log(lam) - lam - lgamma_n1
+
+    def __call__(self, pars, expected_actualdata):
+        """(main, constraint) log-likelihood terms as mpf at EXACT_DPS digits."""
+        mpf = mpmath.mp.mpf
+        with mpmath.workdps(EXACT_DPS):
+            main = mpmath.fsum(self._log_poisson(n, mpf(lam), lg)
+                               for n, lam, lg in zip(self.main_n, expected_actualdata, self.main_lgamma))
+            terms = [-mpmath.log(sg) - self.half_log_2pi - (a - mpf(pars[i])) ** 2 / (2 * sg ** 2)
+                     for i, a, sg in self.normal]
+            terms += [self._log_poisson(a, mpf(pars[i]) * f, lg) for i, a, f, lg in self.poisson]
+            return main, mpmath.fsum(terms)
+
+
+def add_exact(model, data, points):
+    """Adds logpdf_exact and logpdf_pyhf_rounding to each point; returns per point how far pyhf is off."""
+    exact = ExactLikelihood(model, data)
+    stats = []
+    for p in points:
+        main, constraint = exact(p["pars"], p["expected_actualdata"])
+        with mpmath.workdps(EXACT_DPS):
+            total = main + constraint
+            p["logpdf_exact"] = float(total)
+            p["logpdf_pyhf_rounding"] = abs(p["logpdf"] - p["logpdf_exact"])
+            stats.append({
+                "label": p["label"],
+                "abs": p["logpdf_pyhf_rounding"],
+                "rel": float(abs(mpmath.mpf(p["logpdf"]) - total) / abs(total)) if total != 0 else 0.0,
+                "main": float(abs(mpmath.mpf(p["logpdf_main"]) - main)),
+                "constraint": float(abs(mpmath.mpf(p["logpdf_constraint"]) - constraint)),
+            })
+    return stats
+
+
 def check_close(what, got, want, rtol=1e-12):
     got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
     if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=0.0):
@@ -199,8 +283,6 @@ def check_close(what, got, want, rtol=1e-12):
 def build_fixture(name, sources, build, workspace, model, settings):
     modelspec = {"channels": workspace["channels"]}
     if build.get("patches"):
-        import jsonpatch
-
         for patch in build["patch_documents"]:
             modelspec = jsonpatch.JsonPatch(patch).apply(modelspec)
     predicted = predict_par_order(modelspec)
@@ -216,6 +298,7 @@ def build_fixture(name, sources, build, workspace, model, settings):
     for p in points:
         if abs(p["logpdf_main"] + p["logpdf_constraint"] - p["logpdf"]) > 1e-9 * max(1.0, abs(p["logpdf"])):
             raise RuntimeError(f"{name}: logpdf != main + constraint")
+    exact_stats = add_exact(model, data, points)
     build = {k: v for k, v in build.items() if k != "patch_documents"}
     return {
         "name": name,
@@ -249,7 +332,7 @@ def build_fixture(name, sources, build, workspace, model, settings):
             "rule": "see tests/reference/README.md",
         },
         "points": points,
-    }
+    }, exact_stats
 
 
 def validation_cases():
@@ -329,9 +412,19 @@ def main():
     if not SHARED.is_dir():
         sys.exit(f"{SHARED} not found")
     OUT.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
     index = {}
-    for gen in (validation_cases, example_cases, erjr_cases):
-        for fx in gen():
+    worst = {}  # (group, "abs" | "rel") -> (fixture name, point stats)
+    for group, gen in (("validation", validation_cases), ("examples", example_cases), ("eRJR", erjr_cases)):
+        for fx, stats in gen():
+            for st in stats:
+                # pyhf's double-precision rounding may only show where the eRJR shapesys taus are huge
+                if group != "eRJR" and not st["rel"] < EXACT_RTOL:
+                    raise RuntimeError(f"{fx['name']} {st['label']}: pyhf logpdf differs from logpdf_exact by "
+                                       f"{st['rel']:.3g} relative (limit {EXACT_RTOL:g})")
+                for key in ("abs", "rel"):
+                    if (group, key) not in worst or st[key] > worst[group, key][1][key]:
+                        worst[group, key] = (fx["name"], st)
             path = OUT / f"{fx['name']}.json"
             with open(path, "w") as f:
                 json.dump(fx, f, allow_nan=False, separators=(",", ":"))
@@ -346,11 +439,17 @@ def main():
                 "n_points": len(fx["points"]),
                 "modifier_settings": fx["modifier_settings"],
             }
-            print(f"{fx['name']}: {len(fx['par_names'])} pars, {fx['n_main_data']} main bins")
+            print(f"{fx['name']}: {len(fx['par_names'])} pars, {fx['n_main_data']} main bins, "
+                  f"pyhf rounding <= {max(p['logpdf_pyhf_rounding'] for p in fx['points']):.3g}")
     with open(OUT / "index.json", "w") as f:
         json.dump({"pyhf_version": pyhf.__version__, "numpy_version": np.__version__,
                    "generator": "tests/reference/make_model_fixtures.py", "fixtures": index}, f, indent=1)
         f.write("\n")
+    for (group, key), (name, w) in worst.items():
+        what = "largest logpdf_pyhf_rounding" if key == "abs" else "largest relative pyhf rounding"
+        print(f"{what}, {group}: {w['abs']:.3g} absolute, {w['rel']:.3g} relative (of which main "
+              f"{w['main']:.3g}, constraint {w['constraint']:.3g}) at {name} {w['label']}")
+    print(f"{len(index)} fixtures in {time.monotonic() - start:.1f} s")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,156 @@
+// `hfcore scan`: one background-only workspace and many signal patches (a pyhf PatchSet, or plain RFC 6902
+// patch files named by their file stem): CLs at the tested POI for every patch, and optionally the upper
+// limits, in parallel threads (each with its own backend instance).
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "command.hpp"
+#include "common_options.hpp"
+
+namespace {
+
+struct Options {
+    hf::cli::ModelOptions model;
+    hf::cli::InferOptions infer;
+    std::vector<std::string> patch_files;
+    bool upper_limit = false;
+    double rtol = 1e-4;
+    double level = 0.05;
+    int threads = 0;
+};
+
+struct Job {
+    std::string name;
+    hf::json::Value values;  // PatchSet values, null for plain patches
+    const hf::PatchSet* patchset = nullptr;
+    const hf::JsonPatch* patch = nullptr;
+};
+
+hf::json::Value run_job(const Job& job, const hf::Workspace& bkg, const Options& o, const hf::BackendPtr& backend) {
+    hf::json::Object r;
+    r.set("name", hf::json::Value(job.name));
+    if (!job.values.is_null()) r.set("values", job.values);
+    try {
+        hf::Workspace ws = job.patchset ? job.patchset->apply(bkg, job.name) : bkg.patched(*job.patch);
+        auto lm = hf::cli::build_model(ws, o.model, backend);
+        auto opts = o.infer.hypotest_options();
+        auto h = hf::infer::hypotest(o.infer.test_poi, *lm.model, lm.data, opts);
+        bool converged = h.converged;
+        r.set("CLs_obs", h.obs);
+        r.set("CLs_exp", hf::cli::to_json(h.exp));
+        r.set("twice_nll", h.twice_nll_free);
+        if (o.upper_limit) {
+            hf::infer::Toms748Options t;
+            t.rtol = o.rtol;
+            t.level = o.level;
+            try {
+                auto ul = hf::infer::upper_limit(*lm.model, lm.data, t, opts);
+                for (const auto& x : ul.results) converged = converged && x.converged;
+                hf::json::Object u;
+                u.set("obs", ul.obs);
+                u.set("exp", hf::cli::to_json(ul.exp));
+                r.set("upper_limit", hf::json::Value(std::move(u)));
+            } catch (const hf::Error& e) {
+                r.set("upper_limit_error", hf::json::Value(e.what()));
+            }
+        }
+        r.set("converged", converged);
+    } catch (const std::exception& e) {
+        r.set("converged", false);
+        r.set("error", hf::json::Value(e.what()));
+    }
+    return r;
+}
+
+const hf::cli::Register reg(
+    "scan", "CLs (and upper limits) for every patch of a PatchSet or list of patch files, in parallel.",
+    [](CLI::App& sub) {
+        auto o = std::make_shared<Options>();
+        sub.add_option("background", o->model.workspace, "Background-only workspace")->required();
+        sub.add_option("patches", o->patch_files, "A pyhf PatchSet file, or RFC 6902 patch files")->required();
+        o->model.add_to(sub, false);
+        o->infer.add_to(sub);
+        sub.add_flag("--upper-limit", o->upper_limit, "Also compute observed and expected upper limits");
+        sub.add_option("--rtol", o->rtol, "Relative tolerance of the upper limits")->capture_default_str();
+        sub.add_option("--level", o->level, "CLs level of the upper limits")->capture_default_str();
+        sub.add_option("--threads", o->threads, "Worker threads (default: the number of CPUs)");
+        return [o]() {
+            const auto t0 = std::chrono::steady_clock::now();
+            const hf::Workspace bkg = hf::Workspace::load_file(o->model.workspace);
+            std::vector<std::unique_ptr<hf::PatchSet>> patchsets;
+            std::vector<std::unique_ptr<hf::JsonPatch>> patches;
+            std::vector<Job> jobs;
+            for (const auto& f : o->patch_files) {
+                hf::json::Value doc = hf::json::parse_file(f);
+                if (doc.is_object() && doc.find("patches")) {
+                    patchsets.push_back(std::make_unique<hf::PatchSet>(std::move(doc), f));
+                    patchsets.back()->verify(bkg);
+                    for (const auto& p : patchsets.back()->patches()) {
+                        hf::json::Array vals(p.values.begin(), p.values.end());
+                        jobs.push_back({p.name, hf::json::Value(std::move(vals)), patchsets.back().get(), nullptr});
+                    }
+                } else {
+                    patches.push_back(std::make_unique<hf::JsonPatch>(std::move(doc), f));
+                    std::string stem = std::filesystem::path(f).stem().string();
+                    if (stem.rfind("patch.", 0) == 0) stem = stem.substr(6);  // patch.NAME.json -> NAME
+                    jobs.push_back({stem, hf::json::Value(), nullptr, patches.back().get()});
+                }
+            }
+            int nthreads = o->threads > 0 ? o->threads : static_cast<int>(std::thread::hardware_concurrency());
+            nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(jobs.size())));
+            std::vector<hf::BackendPtr> backends;
+            for (int i = 0; i < nthreads; ++i) backends.push_back(o->model.make_backend());
+
+            std::vector<hf::json::Value> results(jobs.size());
+            std::atomic<std::size_t> next{0};
+            hf::infer::ProgressBar bar("scan", static_cast<std::int64_t>(jobs.size()));
+            auto worker = [&](int t) {
+                for (std::size_t j = next++; j < jobs.size(); j = next++) {
+                    results[j] = run_job(jobs[j], bkg, *o, backends[t]);
+                    bar.add(1);
+                }
+            };
+            std::vector<std::thread> pool;
+            for (int t = 1; t < nthreads; ++t) pool.emplace_back(worker, t);
+            worker(0);
+            for (auto& th : pool) th.join();
+            bar.finish();
+
+            std::int64_t n_conv = 0, n_err = 0, n_excl_obs = 0, n_excl_exp = 0;
+            hf::json::Array arr;
+            for (auto& r : results) {
+                const auto& obj = r.as_object();
+                if (obj.find("error")) {
+                    ++n_err;
+                    hf::cli::warn(obj.at("name").as_string() + ": " + obj.at("error").as_string());
+                } else {
+                    if (obj.at("converged").as_bool()) ++n_conv;
+                    if (obj.at("CLs_obs").as_double() < o->level) ++n_excl_obs;
+                    if (obj.at("CLs_exp").as_array()[2].as_double() < o->level) ++n_excl_exp;
+                }
+                arr.push_back(std::move(r));
+            }
+            hf::json::Object summary;
+            summary.set("n_patches", hf::json::Value(static_cast<std::int64_t>(jobs.size())));
+            summary.set("n_converged", hf::json::Value(n_conv));
+            summary.set("n_errors", hf::json::Value(n_err));
+            summary.set("n_excluded_obs", hf::json::Value(n_excl_obs));
+            summary.set("n_excluded_exp", hf::json::Value(n_excl_exp));
+            summary.set("test_poi", o->infer.test_poi);
+            summary.set("threads", hf::json::Value(static_cast<std::int64_t>(nthreads)));
+            summary.set("backend", hf::json::Value(backends[0]->description()));
+            summary.set("seconds",
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            hf::json::Object out;
+            out.set("results", hf::json::Value(std::move(arr)));
+            out.set("summary", hf::json::Value(std::move(summary)));
+            hf::cli::emit(out, o->model);
+            return n_err == 0 ? 0 : 1;
+        };
+    });
+
+}  // namespace

@@ -1,0 +1,79 @@
+// `hfcore upper-limit`: observed and expected upper limits on the POI at CLs = level, by root finding
+// (TOMS 748, pyhf toms748_scan) or, with --scan, by interpolation on a linear grid (pyhf linear_grid_scan).
+#include <memory>
+#include <sstream>
+
+#include "command.hpp"
+#include "common_options.hpp"
+
+namespace {
+
+struct Options {
+    hf::cli::ModelOptions model;
+    hf::cli::InferOptions infer;
+    std::string scan;
+    double level = 0.05;
+    double rtol = 1e-4;
+    double atol = 2e-12;
+    double upper = std::numeric_limits<double>::quiet_NaN();
+};
+
+std::vector<double> parse_scan(const std::string& text) {
+    std::vector<double> parts;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        try {
+            parts.push_back(std::stod(item));
+        } catch (const std::exception&) {
+            throw hf::InputError("--scan", text, "expected LO,HI,N");
+        }
+    }
+    if (parts.size() != 3 || parts[2] < 2 || parts[2] != std::floor(parts[2]) || !(parts[1] > parts[0]))
+        throw hf::InputError("--scan", text, "expected LO,HI,N with LO < HI and N >= 2");
+    const int n = static_cast<int>(parts[2]);
+    std::vector<double> grid(n);
+    for (int i = 0; i < n; ++i) grid[i] = parts[0] + (parts[1] - parts[0]) * i / (n - 1);  // numpy.linspace
+    return grid;
+}
+
+const hf::cli::Register reg(
+    "upper-limit", "Observed and expected upper limits on the POI at CLs = level.", [](CLI::App& sub) {
+        auto o = std::make_shared<Options>();
+        o->model.add_to(sub);
+        o->infer.add_to(sub, false);
+        sub.add_option("--scan", o->scan, "Linear grid LO,HI,N instead of root finding");
+        sub.add_option("--level", o->level, "CLs level")->capture_default_str();
+        sub.add_option("--rtol", o->rtol, "Relative tolerance of the root")->capture_default_str();
+        sub.add_option("--atol", o->atol, "Absolute tolerance of the root")->capture_default_str();
+        sub.add_option("--upper", o->upper, "Upper end of the initial bracket (default: the POI's upper bound)");
+        return [o]() {
+            auto backend = o->model.make_backend();
+            auto lm = hf::cli::load_model(o->model, backend);
+            auto opts = o->infer.hypotest_options();
+            hf::infer::UpperLimitResult r;
+            if (!o->scan.empty()) {
+                auto grid = parse_scan(o->scan);
+                hf::infer::ProgressBar bar("scan", static_cast<std::int64_t>(grid.size()));
+                opts.progress = bar.callback();
+                r = hf::infer::upper_limit_scan(*lm.model, lm.data, grid, o->level, opts);
+            } else {
+                hf::infer::Toms748Options t;
+                t.level = o->level;
+                t.rtol = o->rtol;
+                t.atol = o->atol;
+                t.high = o->upper;
+                r = hf::infer::upper_limit(*lm.model, lm.data, t, opts);
+            }
+            bool converged = true;
+            for (const auto& h : r.results) converged = converged && h.converged;
+            if (!converged) hf::cli::warn("some fits did not converge; the limits may be inaccurate");
+            hf::json::Object out;
+            out.set("obs", r.obs);
+            out.set("exp", hf::cli::to_json(r.exp));
+            hf::cli::emit(out, o->model);
+            return 0;
+        };
+    });
+
+}  // namespace

@@ -1,0 +1,143 @@
+#include "common_options.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+#include "cmd_workspace_io.hpp"
+#include "hfcore/backends.hpp"
+
+namespace hf::cli {
+
+void ModelOptions::add_to(CLI::App& sub, bool with_workspace) {
+    if (with_workspace)
+        sub.add_option("workspace", workspace, "Workspace JSON file ('-' for standard input)")->capture_default_str();
+    sub.add_option("-p,--patch", patches, "RFC 6902 JSON patch applied to the model spec (repeatable)");
+    sub.add_option("--measurement", measurement, "Measurement name (default: the first)");
+    sub.add_option("--backend", backend, "Backend plugin: cpu, opencl, cuda, auto, or a plugin file")
+        ->capture_default_str();
+    sub.add_option("--precision", precision, "32b or 64b")->capture_default_str()->check(
+        CLI::IsMember({"32b", "64b", "32", "64"}));
+    sub.add_option("--device", device, "Device index for the backend")->capture_default_str();
+    sub.add_option("--interpcodes", interpcodes,
+                   "Interpolation codes, e.g. normsys=code1,histosys=code0 (default normsys=code4,histosys=code4p)");
+    sub.add_option("--output-file", output_file, "Write the JSON result here instead of standard output");
+}
+
+BackendPtr ModelOptions::make_backend() const {
+    LoadOptions lo;
+    lo.precision = precision.size() == 2 ? precision + "b" : precision;
+    lo.device = device;
+    return load_backend(backend, lo);
+}
+
+ModifierSettings ModelOptions::modifier_settings() const { return parse_interpcodes(interpcodes); }
+
+ModifierSettings parse_interpcodes(const std::string& text) {
+    ModifierSettings s;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        if (item.empty()) continue;
+        auto eq = item.find('=');
+        if (eq == std::string::npos)
+            throw InputError("--interpcodes", item, "expected TYPE=CODE, e.g. normsys=code1");
+        std::string type = item.substr(0, eq), code = item.substr(eq + 1);
+        if (type == "normsys") {
+            if (code != "code1" && code != "code4")
+                throw InputError("--interpcodes", item, "normsys interpolation codes are code1 and code4");
+            s.normsys_interpcode = code;
+        } else if (type == "histosys") {
+            if (code != "code0" && code != "code2" && code != "code4p")
+                throw InputError("--interpcodes", item, "histosys interpolation codes are code0, code2 and code4p");
+            s.histosys_interpcode = code;
+        } else {
+            throw InputError("--interpcodes", item, "only normsys and histosys have interpolation codes");
+        }
+    }
+    return s;
+}
+
+LoadedModel build_model(const Workspace& ws, const ModelOptions& options, const BackendPtr& backend,
+                        const std::vector<JsonPatch>& patches) {
+    LoadedModel out;
+    ModelRequest req;
+    if (!options.measurement.empty()) req.measurement_name = options.measurement;
+    req.patches = patches;
+    for (const auto& p : options.patches) req.patches.push_back(JsonPatch::load_file(p));
+    req.settings = options.modifier_settings();
+    out.spec = ws.model_spec(req);
+    out.model = std::make_unique<Model>(out.spec, backend);
+    out.data = out.model->data_from_observations(ws.spec().observations, true, ws.source());
+    return out;
+}
+
+LoadedModel load_model(const ModelOptions& options, const BackendPtr& backend) {
+    auto ws = std::make_unique<Workspace>(Workspace::load_file(options.workspace));
+    auto out = build_model(*ws, options, backend);
+    out.workspace = std::move(ws);
+    return out;
+}
+
+json::Value to_json(const std::vector<double>& v) {
+    json::Array a;
+    a.reserve(v.size());
+    for (double x : v) a.emplace_back(x);
+    return a;
+}
+
+json::Value to_json(const std::array<double, 5>& v) { return to_json(std::vector<double>(v.begin(), v.end())); }
+
+json::Value to_json(const std::vector<std::string>& v) {
+    json::Array a;
+    for (const auto& s : v) a.emplace_back(s);
+    return a;
+}
+
+json::Value parameters_by_name(const Model& model, const std::vector<double>& pars) {
+    json::Object o;
+    for (const auto& ps : model.parameter_sets()) {
+        std::vector<double> v(pars.begin() + ps.offset, pars.begin() + ps.offset + ps.n);
+        o.set(ps.name, to_json(v));
+    }
+    return o;
+}
+
+void emit(const json::Value& v, const ModelOptions& options) { write_json_output(v, options.output_file); }
+
+void warn(const std::string& message) { std::cerr << "hfcore: warning: " << message << "\n"; }
+
+void report(const infer::HypotestResult& r) {
+    for (const auto& w : r.warnings) warn(w);
+    if (!r.converged) warn("a fit did not converge; the result may be inaccurate");
+    if (r.toy_fits_failed > 0)
+        warn(std::to_string(r.toy_fits_failed) + " toy fits did not converge");
+}
+
+void InferOptions::add_to(CLI::App& sub, bool with_test_poi, bool with_test_stat) {
+    if (with_test_poi) sub.add_option("--test-poi", test_poi, "POI value tested")->capture_default_str();
+    if (with_test_stat)
+        sub.add_option("--test-stat", test_stat, "Test statistic")
+            ->capture_default_str()
+            ->check(CLI::IsMember({"q", "qtilde"}));
+    sub.add_option("--calctype", calctype, "Calculator")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"asymptotics", "toybased"}));
+    sub.add_option("--ntoys", ntoys, "Toys per hypothesis (toybased)")->capture_default_str();
+    sub.add_option("--seed", seed, "Seed of the toys' random numbers (Philox)")->capture_default_str();
+    sub.add_option("--toy-batch", toy_batch, "Toys fitted together in one batch")->capture_default_str();
+}
+
+infer::HypotestOptions InferOptions::hypotest_options() const {
+    infer::HypotestOptions o;
+    o.test_stat = infer::parse_test_stat(test_stat);
+    o.calctype = infer::parse_calctype(calctype);
+    o.ntoys = ntoys;
+    o.seed = seed;
+    o.toy_batch = toy_batch;
+    return o;
+}
+
+}  // namespace hf::cli

@@ -1,0 +1,76 @@
+// Options shared by the inference subcommands (cls, fit, upper-limit, significance, scan, eval, inspect) with
+// pyhf's names: workspace, -p/--patch, --measurement, --backend, --precision, --device, --interpcodes,
+// --output-file; and the model/data they build.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hfcore/infer.hpp"
+#include "hfcore/json.hpp"
+#include "hfcore/model.hpp"
+#include "hfcore/workspace.hpp"
+
+namespace hf::cli {
+
+struct ModelOptions {
+    std::string workspace = "-";
+    std::vector<std::string> patches;
+    std::string measurement;
+    std::string backend = "cpu";
+    std::string precision = "64b";
+    int device = 0;
+    std::string interpcodes;  // "normsys=code4,histosys=code4p"
+    std::string output_file;
+
+    // Declares the options on `sub`; the workspace positional only when `with_workspace`.
+    void add_to(CLI::App& sub, bool with_workspace = true);
+    BackendPtr make_backend() const;
+    ModifierSettings modifier_settings() const;
+};
+
+// "normsys=code1,histosys=code0" -> settings; a type not named keeps pyhf cls's default (code4 / code4p).
+ModifierSettings parse_interpcodes(const std::string& text);
+
+struct LoadedModel {
+    std::unique_ptr<Workspace> workspace;
+    ModelSpec spec;
+    std::unique_ptr<Model> model;
+    std::vector<double> data;  // observations (pyhf channel order) + auxdata
+};
+
+// The workspace with the -p patches applied to its model spec (pyhf: ws.model(patches=...)), compiled on
+// `backend`, with pyhf's ws.data(model).
+LoadedModel load_model(const ModelOptions& options, const BackendPtr& backend);
+// Same from an already loaded (e.g. patched) workspace.
+LoadedModel build_model(const Workspace& ws, const ModelOptions& options, const BackendPtr& backend,
+                        const std::vector<JsonPatch>& patches = {});
+
+// JSON helpers for the outputs.
+json::Value to_json(const std::vector<double>& v);
+json::Value to_json(const std::array<double, 5>& v);
+json::Value to_json(const std::vector<std::string>& v);
+// {par set name: [values]} for a full parameter vector.
+json::Value parameters_by_name(const Model& model, const std::vector<double>& pars);
+// Prints pyhf-style JSON to stdout or --output-file.
+void emit(const json::Value& v, const ModelOptions& options);
+// "hfcore: warning: ..." on stderr.
+void warn(const std::string& message);
+// Prints the warnings a hypotest collected and a line when a fit did not converge.
+void report(const infer::HypotestResult& r);
+
+// Adds --test-stat, --calctype, --ntoys, --seed, --toy-batch to `sub`, stored in `o`.
+struct InferOptions {
+    double test_poi = 1.0;
+    std::string test_stat = "qtilde";
+    std::string calctype = "asymptotics";
+    std::int64_t ntoys = 2000;
+    std::uint64_t seed = 0;
+    std::int64_t toy_batch = 1000;
+    void add_to(CLI::App& sub, bool with_test_poi = true, bool with_test_stat = true);
+    infer::HypotestOptions hypotest_options() const;
+};
+
+}  // namespace hf::cli

@@ -1,0 +1,299 @@
+// Single maximum-likelihood fits: NLopt quasi-Newton (LD_LBFGS, LD_SLSQP) on the analytic gradient in scaled
+// variables, then a projected Newton polish with the finite-difference Hessian, then a convergence check on the
+// Newton estimate of the distance to the minimum (edm). A second algorithm runs when the first does not
+// converge.
+#include <nlopt.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "hfcore/backend.hpp"
+#include "infer/dense.hpp"
+#include "infer/problem.hpp"
+
+namespace hf::infer {
+
+using detail::Problem;
+
+namespace {
+
+struct NloptContext {
+    Problem* problem;
+    double offset;  // NLL at the start: NLopt sees values of order one whatever the likelihood's size
+    double best_f = std::numeric_limits<double>::infinity();
+    std::vector<double> best_y;
+};
+
+double nlopt_objective(unsigned n, const double* y, double* grad, void* data) {
+    auto* ctx = static_cast<NloptContext*>(data);
+    std::vector<double> yv(y, y + n), g;
+    double f = ctx->problem->nll(yv, grad ? &g : nullptr);
+    if (!std::isfinite(f)) {
+        // Outside the region where the likelihood is defined: a wall the line search backs away from.
+        if (grad) std::fill(grad, grad + n, 0.0);
+        return std::numeric_limits<double>::max() / 4;
+    }
+    if (grad) std::copy(g.begin(), g.end(), grad);
+    f -= ctx->offset;
+    if (f < ctx->best_f) {
+        ctx->best_f = f;
+        ctx->best_y = yv;
+    }
+    return f;
+}
+
+// Runs one NLopt algorithm from y (updated to the best point seen). Returns a short status text.
+std::string run_nlopt(Problem& p, nlopt::algorithm alg, std::vector<double>& y, double& f, int max_eval) {
+    const unsigned n = static_cast<unsigned>(p.nfree());
+    NloptContext ctx{&p, f, 0.0, y};
+    ctx.best_f = 0.0;
+    ctx.best_y = y;
+    nlopt::opt opt(alg, n);
+    opt.set_lower_bounds(p.lo);
+    opt.set_upper_bounds(p.hi);
+    opt.set_min_objective(nlopt_objective, &ctx);
+    opt.set_ftol_abs(1e-12);
+    opt.set_ftol_rel(0.0);
+    opt.set_xtol_rel(1e-12);
+    opt.set_maxeval(max_eval);
+    if (alg == nlopt::LD_LBFGS) opt.set_vector_storage(20);
+    std::vector<double> x = y;
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::clamp(x[i], p.lo[i], p.hi[i]);
+    std::string status;
+    try {
+        double fval = 0.0;
+        nlopt::result r = opt.optimize(x, fval);
+        status = std::string("nlopt result ") + std::to_string(static_cast<int>(r));
+    } catch (const nlopt::roundoff_limited&) {
+        status = "nlopt roundoff limited";
+    } catch (const std::exception& e) {
+        status = std::string("nlopt: ") + e.what();
+    }
+    y = ctx.best_y;
+    f = ctx.offset + ctx.best_f;
+    return status;
+}
+
+struct NewtonOutcome {
+    double edm = std::numeric_limits<double>::infinity();
+    bool converged = false;
+    int iterations = 0;
+};
+
+// Projected Newton iterations with a line search. Bound-active parameters (at a bound with the gradient
+// pushing outward) are held; the others take the Newton step, clamped to the box.
+NewtonOutcome newton_polish(Problem& p, std::vector<double>& y, double& f, double tol, int max_iter) {
+    NewtonOutcome out;
+    const std::size_t n = p.nfree();
+    std::vector<double> g;
+    f = p.nll(y, &g);
+    for (int it = 0; it <= max_iter; ++it) {
+        out.iterations = it;
+        std::vector<int> J;
+        for (std::size_t i = 0; i < n; ++i) {
+            bool at_lo = y[i] <= p.lo[i] && g[i] > 0.0;
+            bool at_hi = y[i] >= p.hi[i] && g[i] < 0.0;
+            if (!at_lo && !at_hi) J.push_back(static_cast<int>(i));
+        }
+        if (J.empty()) {
+            out.edm = 0.0;
+            out.converged = true;
+            return out;
+        }
+        auto h = p.hessian(y);
+        const std::size_t m = J.size();
+        std::vector<double> hj(m * m), gj(m);
+        for (std::size_t a = 0; a < m; ++a) {
+            gj[a] = g[J[a]];
+            for (std::size_t b = 0; b < m; ++b) hj[a * m + b] = h[J[a] * n + J[b]];
+        }
+        std::vector<double> factor;
+        double shift = detail::shifted_cholesky(hj, m, factor);
+        std::vector<double> d = detail::cholesky_solve(factor, m, gj);
+        for (auto& v : d) v = -v;
+        double gd = detail::dot(gj.data(), d.data(), m);
+        out.edm = -0.5 * gd;
+        if (!std::isfinite(out.edm)) return out;
+        if (out.edm < tol && shift >= 0.0) {
+            out.converged = true;
+            return out;
+        }
+        if (it == max_iter) return out;
+        // Line search on the projected path.
+        bool accepted = false;
+        double t = 1.0;
+        for (int ls = 0; ls < 40; ++ls) {
+            std::vector<double> yn = y;
+            for (std::size_t a = 0; a < m; ++a) {
+                const int i = J[a];
+                yn[i] = std::clamp(y[i] + t * d[a], p.lo[i], p.hi[i]);
+            }
+            double decrease = 0.0;  // predicted, first order, along the projected step
+            for (std::size_t i = 0; i < n; ++i) decrease += g[i] * (yn[i] - y[i]);
+            std::vector<double> gn;
+            double fn = p.nll(yn, &gn);
+            if (std::isfinite(fn) && fn <= f + 1e-4 * std::min(decrease, 0.0)) {
+                const double df = f - fn;
+                y.swap(yn);
+                g.swap(gn);
+                f = fn;
+                accepted = true;
+                // No measurable change in the objective any more: the point is as good as rounding allows.
+                if (df <= 4 * std::numeric_limits<double>::epsilon() * std::fabs(f) && out.edm < 1e3 * tol) {
+                    out.edm = std::max(df, 0.0);
+                    out.converged = true;
+                    return out;
+                }
+                break;
+            }
+            t *= 0.5;
+        }
+        if (!accepted) return out;
+    }
+    return out;
+}
+
+FitResult run_fit(const Model& model, const Tensor& data, const FitConfig& cfg, const FitOptions& options) {
+    Problem p = detail::make_problem(model, data, cfg);
+    const double tol = options.tolerance > 0 ? options.tolerance : detail::default_tolerance(model);
+    FitResult r;
+    std::vector<double> y(p.nfree(), 0.0);
+    std::vector<double> g;
+    double f = p.nll(y, &g);
+    if (!std::isfinite(f)) {
+        std::ostringstream os;
+        os << "the likelihood is not finite at the initial parameters (logpdf = " << -f
+           << "); check the data (negative counts?) and the initial values";
+        throw Error(os.str());
+    }
+    std::vector<nlopt::algorithm> algs;
+    if (options.algorithm == "auto")
+        algs = {nlopt::LD_LBFGS, nlopt::LD_SLSQP};
+    else if (options.algorithm == "lbfgs")
+        algs = {nlopt::LD_LBFGS};
+    else if (options.algorithm == "slsqp")
+        algs = {nlopt::LD_SLSQP};
+    else
+        throw InputError("fit", "algorithm", "unknown fit algorithm '" + options.algorithm +
+                                                 "' (expected auto, lbfgs or slsqp)");
+
+    NewtonOutcome newton;
+    std::string status;
+    if (p.nfree() == 0) {
+        newton.converged = true;
+        newton.edm = 0.0;
+        r.algorithm = "none (every parameter fixed)";
+    }
+    for (std::size_t a = 0; a < algs.size() && !newton.converged; ++a) {
+        const char* name = algs[a] == nlopt::LD_LBFGS ? "LD_LBFGS" : "LD_SLSQP";
+        const int budget = static_cast<int>(std::max<std::int64_t>(100, options.max_eval - p.n_eval));
+        status = run_nlopt(p, algs[a], y, f, budget);
+        r.algorithm += (r.algorithm.empty() ? "" : "+") + std::string(name);
+        if (options.polish) {
+            newton = newton_polish(p, y, f, tol, 30);
+            r.algorithm += "+newton";
+        } else {
+            // Without polish: check the distance to the minimum only.
+            newton = newton_polish(p, y, f, tol, 0);
+        }
+    }
+
+    r.bestfit = p.to_x(y);
+    f = p.nll(y, &g);
+    if (!std::isfinite(f)) throw Error("fit ended at a point where the likelihood is not finite (" + status + ")");
+    r.twice_nll = 2.0 * f;
+    r.edm = newton.edm;
+    std::vector<double> pg;
+    detail::project_gradient(y, g, p.lo, p.hi, pg);
+    r.max_projected_gradient = 0.0;
+    for (double v : pg) r.max_projected_gradient = std::max(r.max_projected_gradient, std::fabs(v));
+    r.converged = newton.converged;
+    {
+        std::ostringstream os;
+        os.precision(3);
+        if (r.converged)
+            os << "converged: edm " << r.edm << " < " << tol;
+        else
+            os << "not converged: edm " << r.edm << " >= " << tol << ", max projected gradient "
+               << r.max_projected_gradient << " (" << status << ")";
+        r.reason = os.str();
+    }
+
+    if (options.uncertainties) {
+        const std::size_t np = static_cast<std::size_t>(model.n_pars());
+        const std::size_t n = p.nfree();
+        r.uncertainties.assign(np, 0.0);
+        r.correlations.assign(np * np, 0.0);
+        for (std::size_t i = 0; i < np; ++i) r.correlations[i * np + i] = 1.0;
+        if (n > 0) {
+            auto h = p.hessian(y);
+            std::vector<double> factor;
+            double shift = detail::shifted_cholesky(h, n, factor);
+            r.hessian_ok = shift == 0.0;
+            auto inv = detail::cholesky_inverse(factor, n);
+            for (std::size_t a = 0; a < n; ++a) {
+                r.uncertainties[p.free[a]] = std::sqrt(std::max(inv[a * n + a], 0.0)) * p.scale[a];
+            }
+            for (std::size_t a = 0; a < n; ++a)
+                for (std::size_t b = 0; b < n; ++b) {
+                    if (a == b) continue;
+                    double den = std::sqrt(inv[a * n + a] * inv[b * n + b]);
+                    r.correlations[p.free[a] * np + p.free[b]] = den > 0 ? inv[a * n + b] / den : 0.0;
+                }
+        } else {
+            r.hessian_ok = true;
+        }
+    }
+    r.n_eval = p.n_eval;
+    return r;
+}
+
+}  // namespace
+
+FitResult fit(const Model& model, const Tensor& data, const FitConfig& config, const FitOptions& options) {
+    return run_fit(model, data, config.resolved(model), options);
+}
+
+FitResult fit(const Model& model, const std::vector<double>& data, const FitConfig& config,
+              const FitOptions& options) {
+    const auto expected = static_cast<std::size_t>(model.n_main() + model.n_aux());
+    if (data.size() != expected)
+        throw InputError("fit", "data",
+                         "data has " + std::to_string(data.size()) + " entries but the model expects " +
+                             std::to_string(expected) + " (main bins + auxdata)");
+    return fit(model, model.backend()->from_host(data), config, options);
+}
+
+namespace {
+FitConfig with_fixed_poi(double poi_value, const Model& model, const FitConfig& config) {
+    if (model.poi_index() < 0)
+        throw InputError("fit", "poi", "No POI is defined. A POI is required to fit with a fixed POI.");
+    FitConfig c = config;
+    if (c.init.empty()) c.init = model.suggested_init();
+    if (c.fixed.empty()) c.fixed = model.suggested_fixed();
+    if (static_cast<std::int64_t>(c.init.size()) == model.n_pars() &&
+        static_cast<std::int64_t>(c.fixed.size()) == model.n_pars()) {
+        c.init[model.poi_index()] = poi_value;
+        c.fixed[model.poi_index()] = true;
+    }
+    return c;
+}
+}  // namespace
+
+FitResult fixed_poi_fit(double poi_value, const Model& model, const Tensor& data, const FitConfig& config,
+                        const FitOptions& options) {
+    return fit(model, data, with_fixed_poi(poi_value, model, config), options);
+}
+
+FitResult fixed_poi_fit(double poi_value, const Model& model, const std::vector<double>& data,
+                        const FitConfig& config, const FitOptions& options) {
+    return fit(model, data, with_fixed_poi(poi_value, model, config), options);
+}
+
+double twice_nll(const Model& model, const std::vector<double>& pars, const std::vector<double>& data) {
+    return -2.0 * model.logpdf(pars, data);
+}
+
+}  // namespace hf::infer

@@ -1,0 +1,52 @@
+// A fit problem in scaled variables: the free parameters x_i = x0_i + s_i * y_i, where s_i is the width of the
+// parameter's constraint (normal sigma, 1/sqrt(tau) for Poisson constraints, 1 for free parameters), so that
+// every direction has a curvature of order one. Without it, staterror/shapesys widths of 1e-6 next to
+// normfactors of order one stall quasi-Newton fits (pyhf's default SLSQP fit stops at its starting point on the
+// ATLAS 3L eRJR likelihoods).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hfcore/infer.hpp"
+
+namespace hf::infer::detail {
+
+struct Problem {
+    const Model* model = nullptr;
+    Tensor data;                     // [N + A] on the model's backend
+    std::vector<int> free;           // indices of the free parameters
+    std::vector<double> x0;          // [P]; fixed parameters keep these values
+    std::vector<double> scale;       // [F]
+    std::vector<double> lo, hi;      // [F] bounds in y
+    std::int64_t n_eval = 0;
+    bool single_precision = false;
+
+    std::size_t nfree() const { return free.size(); }
+    std::vector<double> to_x(const std::vector<double>& y) const;
+    std::vector<double> to_y(const std::vector<double>& x) const;
+
+    // NLL = -logpdf at y and its gradient with respect to y. Non-finite values are returned as they are.
+    double nll(const std::vector<double>& y, std::vector<double>* grad_y);
+    // Gradients for a batch of K points y [K][F] in one evaluation: returns NLL [K], grads [K*F].
+    std::vector<double> nll_batch(const std::vector<std::vector<double>>& ys, std::vector<double>* grads);
+    // Finite-difference Hessian of the NLL in y (central differences of the analytic gradient, one-sided at
+    // the bounds), symmetrised. [F*F].
+    std::vector<double> hessian(const std::vector<double>& y);
+};
+
+// Builds the scaled problem; `config` must be resolved (validated, full length).
+Problem make_problem(const Model& model, const Tensor& data, const FitConfig& config);
+
+// Scaled widths of every parameter, [P].
+std::vector<double> parameter_scales(const Model& model);
+
+// Projected gradient: zero for components at a bound whose gradient pushes outward.
+void project_gradient(const std::vector<double>& y, const std::vector<double>& g, const std::vector<double>& lo,
+                      const std::vector<double>& hi, std::vector<double>& pg);
+
+inline double default_tolerance(const Model& model) {
+    return model.backend()->precision() == Precision::f32 ? 1e-4 : 1e-9;
+}
+
+}  // namespace hf::infer::detail

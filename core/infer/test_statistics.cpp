@@ -1,0 +1,94 @@
+// Profile-likelihood test statistics with pyhf's definitions (pyhf.infer.test_statistics):
+//   t_mu = max(2 NLL(mu, theta-hat-hat) - 2 NLL(mu-hat, theta-hat), 0)     (t and t~: POI bounds decide)
+//   q_mu = 0 where mu-hat > mu, else t_mu                                   (q and q~)
+//   q0   = 0 where mu-hat < 0, else t_0
+#include <algorithm>
+#include <cmath>
+
+#include "hfcore/backend.hpp"
+#include "hfcore/infer.hpp"
+
+namespace hf::infer {
+
+TestStat parse_test_stat(const std::string& name) {
+    if (name == "q0") return TestStat::q0;
+    if (name == "q" || name == "qmu") return TestStat::q;
+    if (name == "qtilde" || name == "qmu_tilde") return TestStat::qtilde;
+    if (name == "t" || name == "tmu") return TestStat::t;
+    if (name == "ttilde" || name == "tmu_tilde") return TestStat::ttilde;
+    throw InputError("", "test_stat", "unknown test statistic '" + name + "' (expected q0, q, qtilde, t, ttilde)");
+}
+
+const char* test_stat_name(TestStat t) {
+    switch (t) {
+        case TestStat::q0: return "q0";
+        case TestStat::q: return "q";
+        case TestStat::qtilde: return "qtilde";
+        case TestStat::t: return "t";
+        case TestStat::ttilde: return "ttilde";
+    }
+    return "?";
+}
+
+TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const Tensor& data,
+                              const FitConfig& config, const FitOptions& options) {
+    const std::int64_t poi = model.poi_index();
+    if (poi < 0)
+        throw InputError("", "poi",
+                         "No POI is defined. A POI is required for profile likelihood based test statistics.");
+    TestStatResult r;
+    FitConfig cfg = config.resolved(model);
+    const double poi_lo = cfg.bounds[poi].first;
+    switch (stat) {
+        case TestStat::q:
+            if (poi_lo == 0)
+                r.warnings.push_back(
+                    "qmu test statistic used for fit configuration with POI bounded at zero. Use the qmu_tilde "
+                    "test statistic (--test-stat qtilde) instead.");
+            break;
+        case TestStat::qtilde:
+            if (poi_lo != 0)
+                r.warnings.push_back(
+                    "qmu_tilde test statistic used for fit configuration with POI not bounded at zero. Use the "
+                    "qmu test statistic (--test-stat q) instead.");
+            break;
+        case TestStat::t:
+            if (poi_lo == 0)
+                r.warnings.push_back(
+                    "tmu test statistic used for fit configuration with POI bounded at zero. Use the tmu_tilde "
+                    "test statistic instead.");
+            break;
+        case TestStat::ttilde:
+            if (poi_lo != 0)
+                r.warnings.push_back(
+                    "tmu_tilde test statistic used for fit configuration with POI not bounded at zero. Use the "
+                    "tmu test statistic instead.");
+            break;
+        case TestStat::q0:
+            if (mu != 0.0) {
+                r.warnings.push_back(
+                    "q0 test statistic only used for fit configuration with POI set to zero. Setting mu=0.");
+                mu = 0.0;
+            }
+            break;
+    }
+    r.fixed_fit = fixed_poi_fit(mu, model, data, cfg, options);
+    r.free_fit = fit(model, data, cfg, options);
+    const double tmu = std::max(r.fixed_fit.twice_nll - r.free_fit.twice_nll, 0.0);
+    const double muhat = r.free_fit.bestfit[poi];
+    switch (stat) {
+        case TestStat::q:
+        case TestStat::qtilde: r.value = muhat > mu ? 0.0 : tmu; break;
+        case TestStat::q0: r.value = muhat < 0 ? 0.0 : tmu; break;
+        case TestStat::t:
+        case TestStat::ttilde: r.value = tmu; break;
+    }
+    return r;
+}
+
+TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const std::vector<double>& data,
+                              const FitConfig& config, const FitOptions& options) {
+    return test_statistic(stat, mu, model, model.backend()->from_host(data), config, options);
+}
+
+}  // namespace hf::infer

@@ -1,0 +1,180 @@
+// Upper limits on the POI (pyhf.infer.intervals.upper_limits): a linear grid scan with interpolation, and
+// root finding of CLs(mu) = level with Boost.Math's TOMS 748 for the observed and each expected limit, reusing
+// every evaluated point to bracket the expected limits as pyhf's toms748_scan does.
+#include <boost/math/tools/toms748_solve.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "hfcore/infer.hpp"
+
+namespace hf::infer {
+
+namespace {
+
+// numpy.interp(x, xp, fp) for increasing xp.
+double np_interp(double x, const std::vector<double>& xp, const std::vector<double>& fp) {
+    const std::size_t n = xp.size();
+    if (n == 0) return std::numeric_limits<double>::quiet_NaN();
+    if (std::isnan(x)) return x;
+    if (x < xp[0]) return fp[0];
+    if (x > xp[n - 1]) return fp[n - 1];
+    std::size_t j = static_cast<std::size_t>(std::upper_bound(xp.begin(), xp.end(), x) - xp.begin());
+    if (j == 0) return fp[0];
+    --j;
+    if (j >= n - 1) return fp[n - 1];
+    const double dx = xp[j + 1] - xp[j];
+    if (dx == 0) return fp[j];
+    const double slope = (fp[j + 1] - fp[j]) / dx;
+    return fp[j] + slope * (x - xp[j]);
+}
+
+double value_of(const HypotestResult& r, int which) { return which == 0 ? r.obs : r.exp[which - 1]; }
+
+// The POI's upper bound widened to `high` (pyhf's fits refuse a tested POI outside its bounds).
+HypotestOptions widened(const Model& model, const HypotestOptions& options, double high) {
+    HypotestOptions o = options;
+    o.config = options.config.resolved(model);
+    auto& b = o.config.bounds[model.poi_index()];
+    if (high > b.second) b.second = high;
+    return o;
+}
+
+}  // namespace
+
+UpperLimitResult upper_limit_scan(const Model& model, const std::vector<double>& data,
+                                  const std::vector<double>& scan, double level, const HypotestOptions& options) {
+    if (model.poi_index() < 0) throw InputError("", "poi", "No POI is defined. A POI is required for upper limits.");
+    if (scan.empty()) throw InputError("", "scan", "the scan has no points");
+    const double hi = *std::max_element(scan.begin(), scan.end());
+    HypotestOptions opts = widened(model, options, hi);
+    UpperLimitResult out;
+    out.poi_bounds_used = opts.config.bounds[model.poi_index()];
+    std::int64_t done = 0;
+    for (double mu : scan) {
+        out.scanned.push_back(mu);
+        out.results.push_back(hypotest(mu, model, data, opts));
+        if (options.progress) options.progress(++done, static_cast<std::int64_t>(scan.size()), "scan");
+    }
+    // Interpolate mu as a function of CLs over the reversed scan (CLs falls with mu), as pyhf does.
+    std::vector<double> xs(scan.rbegin(), scan.rend());
+    for (int which = 0; which < 6; ++which) {
+        std::vector<double> ys;
+        for (auto it = out.results.rbegin(); it != out.results.rend(); ++it) ys.push_back(value_of(*it, which));
+        const double lim = np_interp(level, ys, xs);
+        if (which == 0)
+            out.obs = lim;
+        else
+            out.exp[which - 1] = lim;
+    }
+    out.bracket = {*std::min_element(scan.begin(), scan.end()), hi};
+    return out;
+}
+
+UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data, const Toms748Options& lim,
+                             const HypotestOptions& options) {
+    const std::int64_t poi = model.poi_index();
+    if (poi < 0) throw InputError("", "poi", "No POI is defined. A POI is required for upper limits.");
+    HypotestOptions opts = options;
+    opts.config = options.config.resolved(model);
+    double low = lim.low;
+    double high = std::isnan(lim.high) ? opts.config.bounds[poi].second : lim.high;
+    if (!(high > low)) throw InputError("", "bounds", "the upper-limit bracket must have low < high");
+    opts = widened(model, opts, high);
+
+    std::map<double, HypotestResult> cache;
+    UpperLimitResult out;
+    auto eval = [&](double mu) -> const HypotestResult& {
+        auto it = cache.find(mu);
+        if (it != cache.end()) return it->second;
+        auto r = hypotest(mu, model, data, opts);
+        out.scanned.push_back(mu);
+        out.results.push_back(r);
+        if (options.progress) options.progress(static_cast<std::int64_t>(cache.size()) + 1, 0, "upper limit");
+        return cache.emplace(mu, std::move(r)).first->second;
+    };
+    auto any_above = [&](const HypotestResult& r) {
+        bool above = r.obs > lim.level;
+        for (double e : r.exp) above = above || e > lim.level;
+        return above;
+    };
+    auto any_below = [&](const HypotestResult& r) {
+        bool below = r.obs < lim.level;
+        for (double e : r.exp) below = below || e < lim.level;
+        return below;
+    };
+
+    // Lower end: every CLs at or above the level (pyhf halves it; from zero nothing can be halved).
+    for (int i = 0; any_below(eval(low)); ++i) {
+        if (low == 0.0 || i >= lim.max_expansions) {
+            std::ostringstream os;
+            os << "upper limit: CLs at the lower end of the bracket (POI = " << low << ") is already below "
+               << lim.level << "; no bracket for the root";
+            throw Error(os.str());
+        }
+        low /= 2;
+    }
+    // Upper end: double until every CLs is at or below the level, widening the POI bound with it. A wider
+    // bound changes the free fits, so earlier points are recomputed with it.
+    for (int i = 0; any_above(eval(high)); ++i) {
+        if (i >= lim.max_expansions) {
+            std::ostringstream os;
+            os << "upper limit: CLs still above " << lim.level << " at POI = " << high << " after " << i
+               << " doublings of the bracket";
+            throw Error(os.str());
+        }
+        high *= 2;
+        if (high > opts.config.bounds[poi].second) {
+            opts = widened(model, opts, high);
+            cache.clear();
+            if (any_below(eval(low))) throw Error("upper limit: the lower end of the bracket moved below the level");
+        }
+    }
+    out.bracket = {low, high};
+    out.poi_bounds_used = opts.config.bounds[poi];
+
+    auto solve = [&](int which, double a, double b) {
+        auto f = [&](double mu) { return value_of(eval(mu), which) - lim.level; };
+        const double fa = f(a), fb = f(b);
+        if (fa == 0.0) return a;
+        if (fb == 0.0) return b;
+        if (std::isnan(fa) || std::isnan(fb) || (fa > 0) == (fb > 0)) {
+            std::ostringstream os;
+            os << "upper limit: no sign change of CLs - " << lim.level << " in [" << a << ", " << b << "]";
+            throw Error(os.str());
+        }
+        auto tol = [&](double x, double y) {
+            return std::fabs(y - x) <= lim.atol + lim.rtol * std::min(std::fabs(x), std::fabs(y));
+        };
+        std::uintmax_t max_iter = 200;
+        auto r = boost::math::tools::toms748_solve(f, a, b, fa, fb, tol, max_iter);
+        return 0.5 * (r.first + r.second);
+    };
+    // Nearest evaluated points on either side of the level, as pyhf's best_bracket.
+    auto best_bracket = [&](int which) {
+        double lower = low, upper = high;
+        double best_pos = std::numeric_limits<double>::infinity(), best_neg = -std::numeric_limits<double>::infinity();
+        for (auto& [mu, r] : cache) {
+            const double v = value_of(r, which) - lim.level;
+            if (v >= 0 && v < best_pos) {
+                best_pos = v;
+                lower = mu;
+            }
+            if (v < 0 && v > best_neg) {
+                best_neg = v;
+                upper = mu;
+            }
+        }
+        return std::pair<double, double>(lower, upper);
+    };
+    out.obs = solve(0, low, high);
+    for (int i = 1; i <= 5; ++i) {
+        auto [a, b] = best_bracket(i);
+        out.exp[i - 1] = solve(i, a, b);
+    }
+    return out;
+}
+
+}  // namespace hf::infer

@@ -1,0 +1,229 @@
+// Model: pyhf's model config plus evaluation through the backend's fused likelihood (or core's fallback).
+#include "hfcore/model.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "fallback_likelihood.hpp"
+#include "packer.hpp"
+#include "param_sets.hpp"
+
+namespace hf {
+
+struct Model::Impl {
+    BackendPtr backend;
+    ModifierSettings settings;
+    detail::Layout layout;
+    std::vector<std::string> par_order;
+    std::vector<ParameterSet> sets;
+    std::map<std::string, std::size_t> index;
+    PackedLikelihood packed;
+    std::unique_ptr<FusedLikelihood> likelihood;
+    std::string poi;
+    std::int64_t poi_index = -1;
+    std::int64_t n_pars = 0;
+    std::string source;
+};
+
+namespace {
+
+void check_settings(const ModelSpec& spec) {
+    const auto& s = spec.settings;
+    if (s.normsys_interpcode != "code1" && s.normsys_interpcode != "code4")
+        throw InputError(spec.source, "modifier_settings.normsys.interpcode",
+                         "'" + s.normsys_interpcode + "' is not allowed for normsys; use code1 or code4");
+    if (s.histosys_interpcode != "code0" && s.histosys_interpcode != "code2" && s.histosys_interpcode != "code4p")
+        throw InputError(spec.source, "modifier_settings.histosys.interpcode",
+                         "'" + s.histosys_interpcode + "' is not allowed for histosys; use code0, code2 or code4p");
+}
+
+}  // namespace
+
+Model::Model(const ModelSpec& spec, BackendPtr backend, ModelOptions options) : impl_(std::make_unique<Impl>()) {
+    if (!backend) throw PluginError("Model: no backend");
+    check_settings(spec);
+    Impl& m = *impl_;
+    m.backend = std::move(backend);
+    m.settings = spec.settings;
+    m.source = spec.source;
+    m.layout = detail::make_layout(spec);
+    if (m.layout.channels.empty()) throw InputError(spec.source, "channels", "the model has no channels");
+    detail::ParamSetsResult ps = detail::build_parameter_sets(spec, m.layout);
+    m.sets = std::move(ps.sets);
+    m.index = std::move(ps.index);
+    for (const auto& s : m.sets) m.par_order.push_back(s.name);
+    m.n_pars = m.sets.empty() ? 0 : m.sets.back().offset + m.sets.back().n;
+    m.poi = spec.measurement.poi;
+    if (!m.poi.empty()) {
+        auto it = m.index.find(m.poi);
+        if (it == m.index.end())
+            throw InputError(spec.source, spec.measurement.json_path.empty() ? "measurements" : spec.measurement.json_path + ".config.poi",
+                             "the parameter of interest '" + m.poi + "' is not a parameter of the model");
+        const ParameterSet& poi = m.sets[it->second];
+        if (poi.n != 1)
+            throw InputError(spec.source, spec.measurement.json_path + ".config.poi",
+                             "the parameter of interest '" + m.poi + "' has " + std::to_string(poi.n) +
+                                 " components; it must be a scalar");
+        m.poi_index = poi.offset;
+    }
+    detail::ParamSetsResult for_pack;
+    for_pack.sets = m.sets;
+    for_pack.index = m.index;
+    for_pack.staterror = std::move(ps.staterror);
+    m.packed = detail::pack_likelihood(spec, m.layout, for_pack);
+    if (options.prefer_fused) m.likelihood = m.backend->compile_likelihood(m.packed);
+    if (!m.likelihood) m.likelihood = detail::make_fallback_likelihood(*m.backend, m.packed);
+}
+
+Model::~Model() = default;
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+
+const BackendPtr& Model::backend() const { return impl_->backend; }
+const std::vector<std::string>& Model::channels() const { return impl_->layout.channels; }
+const std::vector<std::string>& Model::samples() const { return impl_->layout.samples; }
+const std::vector<std::int64_t>& Model::channel_nbins() const { return impl_->layout.channel_nbins; }
+const std::vector<std::string>& Model::par_order() const { return impl_->par_order; }
+const std::vector<ParameterSet>& Model::parameter_sets() const { return impl_->sets; }
+
+const ParameterSet& Model::parameter_set(const std::string& name) const {
+    auto it = impl_->index.find(name);
+    if (it == impl_->index.end()) throw InputError(impl_->source, "", "the model has no parameter '" + name + "'");
+    return impl_->sets[it->second];
+}
+
+std::pair<std::int64_t, std::int64_t> Model::par_slice(const std::string& name) const {
+    const ParameterSet& s = parameter_set(name);
+    return {s.offset, s.offset + s.n};
+}
+
+std::vector<std::string> Model::par_names() const {
+    std::vector<std::string> names;
+    for (const auto& s : impl_->sets) {
+        // pyhf names per-bin parameter sets name[i] even with one bin; scalar sets keep their name.
+        bool scalar = s.modifier_type != "shapesys" && s.modifier_type != "shapefactor" &&
+                      s.modifier_type != "staterror";
+        if (scalar)
+            names.push_back(s.name);
+        else
+            for (std::int64_t i = 0; i < s.n; ++i) names.push_back(s.name + "[" + std::to_string(i) + "]");
+    }
+    return names;
+}
+
+std::int64_t Model::n_pars() const { return impl_->n_pars; }
+std::int64_t Model::n_main() const { return impl_->packed.n_main; }
+std::int64_t Model::n_aux() const { return impl_->packed.n_aux; }
+const std::string& Model::poi_name() const { return impl_->poi; }
+std::int64_t Model::poi_index() const { return impl_->poi_index; }
+const ModifierSettings& Model::modifier_settings() const { return impl_->settings; }
+const PackedLikelihood& Model::packed() const { return impl_->packed; }
+const char* Model::implementation() const { return impl_->likelihood->implementation(); }
+
+std::vector<double> Model::suggested_init() const {
+    std::vector<double> v;
+    for (const auto& s : impl_->sets) v.insert(v.end(), s.inits.begin(), s.inits.end());
+    return v;
+}
+std::vector<std::pair<double, double>> Model::suggested_bounds() const {
+    std::vector<std::pair<double, double>> v;
+    for (const auto& s : impl_->sets) v.insert(v.end(), s.bounds.begin(), s.bounds.end());
+    return v;
+}
+std::vector<bool> Model::suggested_fixed() const {
+    std::vector<bool> v;
+    for (const auto& s : impl_->sets) v.insert(v.end(), s.fixed.begin(), s.fixed.end());
+    return v;
+}
+std::vector<double> Model::auxdata() const {
+    std::vector<double> v;
+    for (const auto& s : impl_->sets)
+        if (s.constrained) v.insert(v.end(), s.auxdata.begin(), s.auxdata.end());
+    return v;
+}
+
+Tensor Model::logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) const {
+    return impl_->likelihood->logpdf(pars, data, grad);
+}
+
+Tensor Model::expected_data(const Tensor& pars, bool include_auxdata) const {
+    Tensor main = impl_->likelihood->expected_main(pars);
+    if (!include_auxdata || impl_->packed.n_aux == 0) return main;
+    Tensor aux = impl_->likelihood->expected_aux(pars);
+    return impl_->backend->concat({main, aux}, 1);
+}
+
+namespace {
+void check_pars(const std::vector<double>& pars, std::int64_t n, const std::string& src) {
+    if (static_cast<std::int64_t>(pars.size()) != n)
+        throw InputError(src, "pars", std::to_string(pars.size()) + " parameter values, the model has " +
+                                          std::to_string(n));
+}
+}  // namespace
+
+double Model::logpdf(const std::vector<double>& pars, const std::vector<double>& data) const {
+    return logpdf_batch(pars, 1, data).at(0);
+}
+
+std::vector<double> Model::logpdf_batch(const std::vector<double>& pars_kp, std::int64_t k,
+                                        const std::vector<double>& data) const {
+    Backend& b = *impl_->backend;
+    if (static_cast<std::int64_t>(pars_kp.size()) != k * n_pars())
+        throw InputError(impl_->source, "pars", std::to_string(pars_kp.size()) + " values for " +
+                                                    std::to_string(k) + " points of " + std::to_string(n_pars()));
+    if (static_cast<std::int64_t>(data.size()) != n_main() + n_aux())
+        throw InputError(impl_->source, "data", std::to_string(data.size()) + " data values, the model needs " +
+                                                    std::to_string(n_main() + n_aux()) + " (main + aux)");
+    Tensor p = b.from_host(pars_kp, {k, n_pars()});
+    Tensor d = b.from_host(data);
+    return b.to_host_double(logpdf(p, d));
+}
+
+double Model::logpdf_and_grad(const std::vector<double>& pars, const Tensor& data, std::vector<double>& grad) const {
+    check_pars(pars, n_pars(), impl_->source);
+    Backend& b = *impl_->backend;
+    Tensor p = b.from_host(pars, {1, n_pars()});
+    Tensor g;
+    Tensor lp = logpdf(p, data, &g);
+    grad = b.to_host_double(g);
+    return b.to_host_double(lp).at(0);
+}
+
+std::vector<double> Model::expected_data(const std::vector<double>& pars, bool include_auxdata) const {
+    check_pars(pars, n_pars(), impl_->source);
+    Backend& b = *impl_->backend;
+    return b.to_host_double(expected_data(b.from_host(pars, {1, n_pars()}), include_auxdata));
+}
+std::vector<double> Model::expected_actualdata(const std::vector<double>& pars) const {
+    return expected_data(pars, false);
+}
+std::vector<double> Model::expected_auxdata(const std::vector<double>& pars) const {
+    check_pars(pars, n_pars(), impl_->source);
+    Backend& b = *impl_->backend;
+    if (n_aux() == 0) return {};
+    return b.to_host_double(impl_->likelihood->expected_aux(b.from_host(pars, {1, n_pars()})));
+}
+
+std::vector<double> Model::data_from_observations(const std::vector<ObservationSpec>& observations,
+                                                  bool include_auxdata, const std::string& source) const {
+    const auto& L = impl_->layout;
+    std::vector<double> data;
+    for (std::size_t ci = 0; ci < L.channels.size(); ++ci) {
+        auto it = std::find_if(observations.begin(), observations.end(),
+                               [&](const ObservationSpec& o) { return o.name == L.channels[ci]; });
+        if (it == observations.end())
+            throw InputError(source, "observations", "no observation for channel '" + L.channels[ci] + "'");
+        if (static_cast<std::int64_t>(it->data.size()) != L.channel_nbins[ci])
+            throw InputError(source, it->json_path + ".data",
+                             std::to_string(it->data.size()) + " numbers, channel '" + L.channels[ci] + "' has " +
+                                 std::to_string(L.channel_nbins[ci]) + " bins");
+        data.insert(data.end(), it->data.begin(), it->data.end());
+    }
+    if (include_auxdata) {
+        auto aux = auxdata();
+        data.insert(data.end(), aux.begin(), aux.end());
+    }
+    return data;
+}
+
+}  // namespace hf

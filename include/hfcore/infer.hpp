@@ -1,0 +1,251 @@
+// Statistical inference on a Model: maximum-likelihood fits, profile-likelihood test statistics, the
+// asymptotic and toy calculators, hypothesis tests (CLs) and upper limits. Semantics follow pyhf.infer
+// (pyhf 0.7): same defaults, same test-statistic definitions, same Asimov data, same expected bands.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hfcore/model.hpp"
+
+namespace hf::infer {
+
+// Where a fit starts, what it may reach and what it must not move. Empty vectors mean the model's suggested
+// values (pyhf: init_pars=None etc.). An init outside its bounds, or vectors of the wrong length, throw
+// InputError (pyhf raises ValueError).
+struct FitConfig {
+    std::vector<double> init;
+    std::vector<std::pair<double, double>> bounds;
+    std::vector<bool> fixed;
+
+    static FitConfig suggested(const Model& model);
+    // The same configuration with every empty field replaced by the model's suggestion, validated.
+    FitConfig resolved(const Model& model) const;
+};
+
+struct FitOptions {
+    // "auto" = LD_LBFGS, then LD_SLSQP when the first does not converge; or "lbfgs" / "slsqp" alone.
+    std::string algorithm = "auto";
+    int max_eval = 20000;
+    // Converged when the Newton estimate of the remaining NLL decrease is below this (in NLL units; 0 means a
+    // precision-dependent default: 1e-9 at 64b, 1e-4 at 32b).
+    double tolerance = 0.0;
+    bool uncertainties = false;  // also compute the Hessian, uncertainties and correlations
+    bool polish = true;          // Newton polish with the finite-difference Hessian after the quasi-Newton fit
+};
+
+struct FitResult {
+    std::vector<double> bestfit;  // all parameters, par_names() order (fixed ones at their values)
+    double twice_nll = 0.0;       // -2 logpdf(bestfit, data), full normalisation (pyhf return_fitted_val)
+    bool converged = false;
+    std::string reason;           // why it stopped ("converged: ...", or what went wrong)
+    std::string algorithm;        // what produced the final point, e.g. "LD_LBFGS+newton"
+    std::int64_t n_eval = 0;      // likelihood evaluations (a batch of K points counts K)
+    double edm = 0.0;             // Newton estimate of the remaining NLL decrease at bestfit
+    double max_projected_gradient = 0.0;  // in scaled variables (units of each parameter's constraint width)
+    // With FitOptions::uncertainties: from the inverse Hessian of the NLL (finite differences of the analytic
+    // gradient). Fixed parameters get 0 and no correlation (1 on the diagonal).
+    std::vector<double> uncertainties;
+    std::vector<double> correlations;  // row-major [P, P]
+    bool hessian_ok = false;           // the Hessian was positive definite on the free parameters
+};
+
+// Maximum-likelihood fit of every non-fixed parameter (pyhf.infer.mle.fit). Throws InputError on bad inputs.
+// A fit that cannot reach a minimum returns converged == false, a reason and the best point found; it never
+// returns NaN silently (a NaN or infinite likelihood at the start throws).
+FitResult fit(const Model& model, const std::vector<double>& data, const FitConfig& config = {},
+              const FitOptions& options = {});
+FitResult fit(const Model& model, const Tensor& data, const FitConfig& config = {}, const FitOptions& options = {});
+
+// The POI fixed at poi_value (pyhf.infer.mle.fixed_poi_fit). InputError when the model has no POI.
+FitResult fixed_poi_fit(double poi_value, const Model& model, const std::vector<double>& data,
+                        const FitConfig& config = {}, const FitOptions& options = {});
+FitResult fixed_poi_fit(double poi_value, const Model& model, const Tensor& data, const FitConfig& config = {},
+                        const FitOptions& options = {});
+
+// -2 logpdf at a point.
+double twice_nll(const Model& model, const std::vector<double>& pars, const std::vector<double>& data);
+
+// ---------------------------------------------------------------------------------------------------------
+// Test statistics (pyhf.infer.test_statistics). q0 forces mu = 0 (with a warning when another was given).
+
+enum class TestStat { q0, q, qtilde, t, ttilde };
+TestStat parse_test_stat(const std::string& name);  // "q0", "q", "qtilde", "t"/"tmu", "ttilde"/"tmu_tilde"
+const char* test_stat_name(TestStat t);
+
+struct TestStatResult {
+    double value = 0.0;
+    FitResult fixed_fit;  // mu fixed: (mu, theta-hat-hat)
+    FitResult free_fit;   // (mu-hat, theta-hat)
+    std::vector<std::string> warnings;  // pyhf's logged warnings (e.g. qmu with the POI bounded at zero)
+};
+
+TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const Tensor& data,
+                              const FitConfig& config = {}, const FitOptions& options = {});
+TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const std::vector<double>& data,
+                              const FitConfig& config = {}, const FitOptions& options = {});
+
+// ---------------------------------------------------------------------------------------------------------
+// Calculators and hypothesis tests.
+
+enum class CalcType { asymptotics, toybased };
+CalcType parse_calctype(const std::string& name);
+
+// Called with (done, total) as toys or scan points complete. Runs on the calling thread.
+using ProgressFn = std::function<void(std::int64_t done, std::int64_t total, const std::string& label)>;
+
+struct HypotestOptions {
+    TestStat test_stat = TestStat::qtilde;
+    CalcType calctype = CalcType::asymptotics;
+    FitConfig config;           // init/bounds/fixed; empty = suggested
+    FitOptions fit;
+    // "normal" or "clipped_normal" (pyhf calc_base_dist, asymptotics only)
+    std::string calc_base_dist = "normal";
+    // Toys
+    std::int64_t ntoys = 2000;
+    std::uint64_t seed = 0;
+    std::int64_t toy_batch = 1000;   // K toys fitted together through Model::logpdf([K, P], [K, N + A])
+    ProgressFn progress;             // optional
+};
+
+// Pyhf's Asimov data set: expected main + aux data at the fixed-POI fit to `data` with the POI at asimov_mu.
+std::vector<double> asimov_data(double asimov_mu, const Model& model, const std::vector<double>& data,
+                                const FitConfig& config = {}, const FitOptions& options = {},
+                                std::vector<double>* asimov_pars = nullptr);
+
+struct HypotestResult {
+    // What pyhf.infer.hypotest returns first and as its expected set: CLs, or for q0 the p-value p0 (CLsb).
+    double obs = 0.0;
+    std::array<double, 5> exp{};  // -2, -1, 0, +1, +2 sigma
+    double CLs_obs = 0.0, CLsb_obs = 0.0, CLb_obs = 0.0;
+    std::array<double, 5> CLs_exp{}, CLsb_exp{}, CLb_exp{};
+    double teststat = 0.0;   // what the calculator compares (asymptotics: transformed; toys: the raw statistic)
+    double q_obs = 0.0;      // raw observed statistic
+    double q_asimov = 0.0;   // asymptotics only
+    // Asymptotics: the five fits (pyhf HypoTestFitResults)
+    std::vector<double> asimov_pars, free_fit_to_data, free_fit_to_asimov, fixed_poi_fit_to_data,
+        fixed_poi_fit_to_asimov;
+    double twice_nll_free = 0.0;  // free fit to the observed data
+    bool converged = true;        // every fit converged (toys: the fits to the observed data)
+    std::vector<std::string> warnings;
+    // Toys
+    std::vector<double> sb_teststats, b_teststats;
+    std::int64_t toy_fits_batched = 0, toy_fits_fallback = 0, toy_fits_failed = 0;
+};
+
+HypotestResult hypotest(double poi_test, const Model& model, const std::vector<double>& data,
+                        const HypotestOptions& options = {});
+
+// The asymptotic calculator, step by step (pyhf.infer.calculators.AsymptoticCalculator).
+class AsymptoticCalculator {
+public:
+    AsymptoticCalculator(const Model& model, std::vector<double> data, HypotestOptions options = {});
+    // Runs the fits and returns the statistic compared to the distributions (sqrt(q) - sqrt(q_A), or the
+    // qtilde tail form).
+    double teststatistic(double poi_test);
+    double sqrt_q_asimov() const { return sqrtqA_; }
+    // p-values under s+b and b-only of a value of teststatistic(): {CLsb, CLb, CLs}
+    std::array<double, 3> pvalues(double teststat) const;
+    // {CLsb, CLb, CLs} for the b-only expected values at nsigma = 2, 1, 0, -1, -2
+    std::array<std::array<double, 3>, 5> expected_pvalues() const;
+    const HypotestResult& details() const { return result_; }
+
+private:
+    const Model& model_;
+    std::vector<double> data_;
+    HypotestOptions options_;
+    double sqrtqA_ = -1.0;
+    HypotestResult result_;
+};
+
+// Toy samples (pyhf model.make_pdf(pars).sample((ntoys,))): main data Poisson around the expected rates, aux
+// data Gaussian (normal constraints, sigma) or Poisson (poisson constraints, tau * par) around pars.
+// Toy i depends only on (seed, stream, first_toy + i), never on how toys are batched or on the backend.
+Tensor sample_toys(const Model& model, const std::vector<double>& pars, std::int64_t first_toy, std::int64_t count,
+                   std::uint64_t seed, std::uint32_t stream);
+
+// The test statistic for K data sets at once: data [K, N + A]. Fits run batched (see batch_fit), with a
+// per-toy NLopt fit where a batched fit does not converge. `stats` (optional) counts those fits.
+struct BatchStats {
+    std::int64_t batched = 0, fallback = 0, failed = 0;
+};
+std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& model, const Tensor& data_kn,
+                                         const FitConfig& config = {}, const FitOptions& options = {},
+                                         BatchStats* stats = nullptr);
+
+// Minimises K problems (one data row each, same config) in lockstep: projected L-BFGS in scaled variables
+// with per-problem convergence masks; only the problems still running are evaluated.
+struct BatchFitResult {
+    std::vector<double> bestfit;     // [K, P]
+    std::vector<double> twice_nll;   // [K]
+    std::vector<bool> converged;     // [K]
+    std::int64_t iterations = 0;
+};
+BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitConfig& config = {},
+                         const FitOptions& options = {});
+
+// ---------------------------------------------------------------------------------------------------------
+// Upper limits (pyhf.infer.intervals.upper_limits).
+
+struct UpperLimitResult {
+    double obs = 0.0;
+    std::array<double, 5> exp{};
+    std::vector<double> scanned;              // every POI value evaluated, in evaluation order
+    std::vector<HypotestResult> results;      // same order
+    std::pair<double, double> bracket{0, 0};  // toms748: the bracket after expansion
+    std::pair<double, double> poi_bounds_used{0, 0};
+};
+
+// Linear grid scan with interpolation of CLs(mu) at `level` (pyhf linear_grid_scan, np.interp semantics).
+UpperLimitResult upper_limit_scan(const Model& model, const std::vector<double>& data,
+                                  const std::vector<double>& scan, double level = 0.05,
+                                  const HypotestOptions& options = {});
+
+struct Toms748Options {
+    double level = 0.05;
+    double atol = 2e-12;
+    double rtol = 1e-4;
+    // Bracket [low, high]; high NaN = the POI's upper bound (pyhf upper_limit with scan=None).
+    double low = 0.0;
+    double high = std::numeric_limits<double>::quiet_NaN();
+    // Double `high` until obs and every expected CLs are below `level` there (pyhf's toms748_scan does the
+    // same); the POI's upper bound is widened to the bracket end when it lies below it.
+    int max_expansions = 12;
+};
+
+// Root finding with Boost.Math toms748_solve for the observed and each expected limit, brackets from the
+// cached evaluations as pyhf's toms748_scan. Throws hf::Error when no bracket can be found.
+UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data,
+                             const Toms748Options& limit_options = {}, const HypotestOptions& options = {});
+
+// ---------------------------------------------------------------------------------------------------------
+
+// Normal distribution helpers used by the calculators (double precision, accurate far in the tails).
+double normal_cdf(double x);
+double normal_sf(double x);   // 1 - cdf, without cancellation
+double normal_isf(double p);  // x with normal_sf(x) == p (significance of a p-value)
+
+// A one-line progress bar on stderr, drawn only when stderr is a terminal. Thread-safe.
+class ProgressBar {
+public:
+    explicit ProgressBar(std::string label, std::int64_t total, bool enabled = true);
+    ~ProgressBar();
+    void update(std::int64_t done);
+    void add(std::int64_t n = 1);
+    void set_label(const std::string& label);
+    void finish();
+    ProgressFn callback();  // updates this bar (label and count) from a calculator's progress
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hf::infer

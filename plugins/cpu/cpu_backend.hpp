@@ -1,0 +1,132 @@
+// The cpu plugin's Backend: host memory, Tier 1 kernels (cpu_kernels.cpp, cpu_random.cpp) and the fused
+// likelihood (cpu_likelihood.cpp). No xtensor here: this header is included by every source of the plugin
+// and xtensor costs seconds per translation unit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "hfcore/backend.hpp"
+#include "hfcore/likelihood.hpp"
+
+namespace hf::cpu {
+
+// Host memory, 64-byte aligned (SIMD loads, BLAS). Booleans are one byte holding 0 or 1.
+class CpuStorage final : public Storage {
+public:
+    explicit CpuStorage(std::size_t bytes);
+    ~CpuStorage() override;
+    CpuStorage(const CpuStorage&) = delete;
+    CpuStorage& operator=(const CpuStorage&) = delete;
+
+    void* data() const { return data_; }
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    void* data_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+template <class T>
+T* data_of(const Tensor& t) {
+    return static_cast<T*>(t.storage_as<CpuStorage>().data());
+}
+
+// The C++ type that holds each dtype. bool is stored as uint8_t so that any byte pattern is a valid value.
+template <DType D> struct dtype_type;
+template <> struct dtype_type<DType::f32> { using type = float; };
+template <> struct dtype_type<DType::f64> { using type = double; };
+template <> struct dtype_type<DType::i32> { using type = std::int32_t; };
+template <> struct dtype_type<DType::i64> { using type = std::int64_t; };
+template <> struct dtype_type<DType::boolean> { using type = std::uint8_t; };
+
+template <class T> struct tag { using type = T; };
+
+// Calls f(tag<T>{}) with T the storage type of dtype t.
+template <class F>
+decltype(auto) dispatch(DType t, F&& f) {
+    switch (t) {
+        case DType::f32: return f(tag<float>{});
+        case DType::f64: return f(tag<double>{});
+        case DType::i32: return f(tag<std::int32_t>{});
+        case DType::i64: return f(tag<std::int64_t>{});
+        case DType::boolean: break;
+    }
+    return f(tag<std::uint8_t>{});
+}
+
+// Same as dispatch, restricted to the floating dtypes (ShapeError otherwise).
+template <class F>
+decltype(auto) dispatch_float(DType t, const char* op, F&& f) {
+    if (t == DType::f32) return f(tag<float>{});
+    if (t != DType::f64) throw ShapeError(std::string("cpu: ") + op + " needs a floating dtype, got " + dtype_name(t));
+    return f(tag<double>{});
+}
+
+template <class T>
+constexpr bool is_bool_v = std::is_same_v<T, std::uint8_t>;
+
+// Value conversion with numpy's meaning and no undefined behaviour (NaN or out-of-range floats to integers).
+template <class U, class T>
+inline U convert(T v) {
+    if constexpr (is_bool_v<U>) {
+        return static_cast<U>(v != T(0));
+    } else if constexpr (std::is_integral_v<U> && std::is_floating_point_v<T>) {
+        if (!(v == v)) return std::numeric_limits<U>::min();
+        if (v >= static_cast<T>(std::numeric_limits<U>::max())) return std::numeric_limits<U>::max();
+        if (v <= static_cast<T>(std::numeric_limits<U>::min())) return std::numeric_limits<U>::min();
+        return static_cast<U>(v);
+    } else {
+        return static_cast<U>(v);
+    }
+}
+
+std::string cpu_model_name();  // from /proc/cpuinfo
+unsigned cpu_threads();        // hardware_concurrency, at least 1
+
+class CpuBackend final : public Backend {
+public:
+    explicit CpuBackend(Precision precision);
+
+    std::string name() const override { return "cpu"; }
+    std::string device_name() const override;
+    std::unique_ptr<FusedLikelihood> compile_likelihood(const PackedLikelihood& packed) override;
+
+    // A tensor of this backend over new storage (for the fused likelihood's results).
+    Tensor wrap(std::shared_ptr<Storage> storage, DType dtype, Shape shape) {
+        return make_tensor(std::move(storage), dtype, std::move(shape));
+    }
+
+protected:
+    std::shared_ptr<Storage> k_alloc(DType dtype, std::int64_t n) override;
+    void k_upload(Tensor& out, const void* host) override;
+    void k_download(const Tensor& x, void* host) override;
+    void k_fill(Tensor& out, double value) override;
+    void k_arange(Tensor& out) override;
+    void k_cast(const Tensor& x, Tensor& out) override;
+    void k_unary(UnaryOp op, const Tensor& x, Tensor& out) override;
+    void k_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out, const BroadcastPlan& plan) override;
+    void k_where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out,
+                 const BroadcastPlan& plan) override;
+    void k_reduce(ReduceOp op, const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                  Tensor& out) override;
+    void k_transpose(const Tensor& x, const std::vector<int>& perm, Tensor& out) override;
+    void k_concat(const std::vector<Tensor>& xs, std::int64_t outer, Tensor& out) override;
+    void k_gather(const Tensor& x, const Tensor& index, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                  Tensor& out) override;
+    Tensor k_masked_select(const Tensor& x, const Tensor& mask) override;
+    void k_sort(const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, Tensor& out) override;
+    void k_matmul(const Tensor& a, const Tensor& b, std::int64_t batch, std::int64_t m, std::int64_t k,
+                  std::int64_t n, bool a_batched, bool b_batched, Tensor& out) override;
+    void k_random(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset,
+                  Tensor& out) override;
+};
+
+// Defined in cpu_random.cpp (kept out of the xtensor translation unit).
+void random_fill(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset, Tensor& out);
+
+}  // namespace hf::cpu

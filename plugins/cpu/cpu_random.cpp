@@ -1,0 +1,95 @@
+// Random numbers of the cpu plugin: the shared Philox text (plugins/shared/philox.h), included once per
+// precision so that float tensors draw exactly what the GPU plugins draw in 32b.
+#include <cmath>
+#include <cstdint>
+
+#include "cpu_backend.hpp"
+
+namespace hf::cpu {
+
+// The math functions philox.h calls, per precision. lgamma goes through lgamma_r: std::lgamma writes the
+// global signgam, a data race when several threads draw.
+namespace rng64 {
+using hf_real = double;
+using hf_u32 = std::uint32_t;
+using hf_u64 = std::uint64_t;
+static inline double sqrt(double x) { return std::sqrt(x); }
+static inline double log(double x) { return std::log(x); }
+static inline double exp(double x) { return std::exp(x); }
+static inline double cos(double x) { return std::cos(x); }
+static inline double floor(double x) { return std::floor(x); }
+static inline double fabs(double x) { return std::fabs(x); }
+static inline double lgamma(double x) {
+    int sign = 0;
+    return ::lgamma_r(x, &sign);
+}
+#define HF_FN static inline
+#include "philox.h"
+#undef HF_FN
+}  // namespace rng64
+
+namespace rng32 {
+using hf_real = float;
+using hf_u32 = std::uint32_t;
+using hf_u64 = std::uint64_t;
+static inline float sqrt(float x) { return std::sqrt(x); }
+static inline float log(float x) { return std::log(x); }
+static inline float exp(float x) { return std::exp(x); }
+static inline float cos(float x) { return std::cos(x); }
+static inline float floor(float x) { return std::floor(x); }
+static inline float fabs(float x) { return std::fabs(x); }
+static inline float lgamma(float x) {
+    int sign = 0;
+    return ::lgammaf_r(x, &sign);
+}
+#define HF_FN static inline
+#include "philox.h"
+#undef HF_FN
+}  // namespace rng32
+
+namespace {
+
+template <class R, class U>
+void fill_typed(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset, U* o, std::int64_t n) {
+    if (dist == RandomDist::poisson) {
+        dispatch(rate.dtype(), [&](auto tr) {
+            using T = typename decltype(tr)::type;
+            const T* lam = data_of<T>(rate);
+            for (std::int64_t i = 0; i < n; ++i) {
+                const std::uint64_t c = offset + static_cast<std::uint64_t>(i);
+                if constexpr (std::is_same_v<R, float>)
+                    o[i] = convert<U>(rng32::hf_random_poisson(seed, c, static_cast<float>(lam[i])));
+                else
+                    o[i] = convert<U>(rng64::hf_random_poisson(seed, c, static_cast<double>(lam[i])));
+            }
+        });
+        return;
+    }
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::uint64_t c = offset + static_cast<std::uint64_t>(i);
+        R v;
+        if constexpr (std::is_same_v<R, float>)
+            v = dist == RandomDist::uniform ? rng32::hf_random_uniform(seed, c) : rng32::hf_random_normal(seed, c);
+        else
+            v = dist == RandomDist::uniform ? rng64::hf_random_uniform(seed, c) : rng64::hf_random_normal(seed, c);
+        o[i] = convert<U>(v);
+    }
+}
+
+}  // namespace
+
+void random_fill(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset, Tensor& out) {
+    const std::int64_t n = out.size();
+    if (dist == RandomDist::poisson && (!rate.defined() || rate.size() != n))
+        throw ShapeError("cpu: random_poisson needs a rate tensor of the output's size");
+    dispatch(out.dtype(), [&](auto to) {
+        using U = typename decltype(to)::type;
+        // The draw precision follows the output (float tensors draw 24-bit uniforms), else the rate's dtype.
+        const bool single = out.dtype() == DType::f32 ||
+                            (!is_floating(out.dtype()) && dist == RandomDist::poisson && rate.dtype() == DType::f32);
+        if (single) fill_typed<float, U>(dist, rate, seed, offset, data_of<U>(out), n);
+        else fill_typed<double, U>(dist, rate, seed, offset, data_of<U>(out), n);
+    });
+}
+
+}  // namespace hf::cpu

@@ -1,0 +1,408 @@
+#include "cuda_backend.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <vector>
+
+#include "cuda_kernels.hpp"
+
+namespace hf::cuda {
+
+// The launchers take the hf enums' values as plain ints.
+static_assert(static_cast<int>(DType::f32) == kF32 && static_cast<int>(DType::f64) == kF64 &&
+              static_cast<int>(DType::i32) == kI32 && static_cast<int>(DType::i64) == kI64 &&
+              static_cast<int>(DType::boolean) == kBool);
+static_assert(static_cast<int>(UnaryOp::isfinite) == 13 && static_cast<int>(UnaryOp::logical_not) == 14);
+static_assert(static_cast<int>(BinaryOp::xlogy) == 7 && static_cast<int>(BinaryOp::lt) == 8 &&
+              static_cast<int>(BinaryOp::logical_or) == 15);
+static_assert(static_cast<int>(ReduceOp::sum) == 0 && static_cast<int>(ReduceOp::min) == 3);
+static_assert(static_cast<int>(RandomDist::uniform) == 0 && static_cast<int>(RandomDist::poisson) == 2);
+
+namespace {
+
+int code(DType t) { return static_cast<int>(t); }
+
+std::string gib(std::size_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(1ull << 30));
+    return buf;
+}
+
+std::string cublas_text(cublasStatus_t st) { return cublasGetStatusString(st); }
+
+Bcast to_bcast(const BroadcastPlan& plan) {
+    Bcast b;
+    b.ndim = plan.ndim;
+    b.trivial = plan.trivial ? 1 : 0;
+    for (int d = 0; d < plan.ndim; ++d) {
+        b.shape[d] = plan.out_shape[d];
+        for (int k = 0; k < 3; ++k) b.stride[k][d] = plan.strides[k][d];
+    }
+    return b;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- storage
+
+CudaStorage::CudaStorage(std::shared_ptr<CachingAllocator> alloc, std::size_t bytes)
+    : alloc_(std::move(alloc)), bytes_(bytes) {
+    if (bytes_ > 0) data_ = alloc_->allocate(bytes_);
+}
+
+CudaStorage::~CudaStorage() { alloc_->release(data_, bytes_); }
+
+// ---------------------------------------------------------------- life cycle
+
+CudaBackend::CudaBackend(Precision precision, int device) : Backend(precision), device_(device) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        throw PluginError(probe_devices().reason);
+    }
+    if (device < 0 || device >= count) {
+        std::string list;
+        for (int i = 0; i < count; ++i) {
+            cudaDeviceProp p{};
+            if (cudaGetDeviceProperties(&p, i) == cudaSuccess)
+                list += (list.empty() ? "" : ", ") + std::to_string(i) + ": " + p.name;
+        }
+        throw PluginError("cuda: device " + std::to_string(device) + " does not exist: " + std::to_string(count) +
+                          " CUDA device(s) found (" + list + ")");
+    }
+    cudaDeviceProp prop{};
+    err = cudaGetDeviceProperties(&prop, device);
+    if (err != cudaSuccess)
+        throw PluginError("cuda: cannot query device " + std::to_string(device) + ": " + cudaGetErrorString(err));
+    if (prop.major * 10 + prop.minor < 75)
+        throw PluginError("cuda: device " + std::to_string(device) + " (" + prop.name + ") has compute capability " +
+                          std::to_string(prop.major) + "." + std::to_string(prop.minor) +
+                          "; this build of the plugin runs on 7.5 and newer");
+    device_name_ = std::string(prop.name) + " (device " + std::to_string(device) + ", compute capability " +
+                   std::to_string(prop.major) + "." + std::to_string(prop.minor) + ", " + gib(prop.totalGlobalMem) +
+                   ")";
+
+    err = cudaSetDevice(device);
+    if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw PluginError("cuda: cannot initialise device " + std::to_string(device) + " (" + prop.name +
+                          "): " + cudaGetErrorString(err));
+    }
+    cublasStatus_t st = cublasCreate(&blas_);
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetStream(blas_, stream_);
+    // No TF32 or other reduced-precision shortcuts: 32b means IEEE single precision throughout.
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(blas_, CUBLAS_PEDANTIC_MATH);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        if (blas_) cublasDestroy(blas_);
+        cudaStreamDestroy(stream_);
+        throw PluginError("cuda: cuBLAS initialisation failed on device " + std::to_string(device) + ": " +
+                          cublas_text(st));
+    }
+    alloc_ = std::make_shared<CachingAllocator>(device, "device " + std::to_string(device) + " (" + prop.name + ")");
+    // cuBLAS gets its workspace from our cache, so that a GEMM never calls cudaMalloc itself.
+    const std::int64_t ws = prop.major >= 9 ? (32 << 20) : (4 << 20);
+    blas_workspace_ = empty(DType::boolean, Shape{ws});
+    st = cublasSetWorkspace(blas_, dev_ptr(blas_workspace_), static_cast<std::size_t>(ws));
+    if (st != CUBLAS_STATUS_SUCCESS)
+        throw PluginError("cuda: cuBLAS workspace setup failed: " + cublas_text(st));
+}
+
+CudaBackend::~CudaBackend() {
+    // At process exit the runtime may be gone before us: then there is nothing left to release.
+    if (cudaSetDevice(device_) == cudaSuccess && cudaStreamSynchronize(stream_) == cudaSuccess) {
+        if (blas_) cublasDestroy(blas_);
+        cudaStreamDestroy(stream_);
+    }
+    (void)cudaGetLastError();
+}
+
+void CudaBackend::activate() const {
+    cudaError_t err = cudaSetDevice(device_);
+    if (err != cudaSuccess) check(err, "cudaSetDevice");
+}
+
+void CudaBackend::check(cudaError_t err, const char* what) const {
+    if (err == cudaSuccess) return;
+    (void)cudaGetLastError();
+    std::string msg = std::string("cuda: ") + what + " failed on " + device_name_ + ": " + cudaGetErrorString(err);
+    if (err == cudaErrorIllegalAddress || err == cudaErrorLaunchFailure || err == cudaErrorAssert ||
+        err == cudaErrorHardwareStackError || err == cudaErrorIllegalInstruction)
+        msg += " (the CUDA context is now unusable; restart the process)";
+    if (err == cudaErrorMemoryAllocation) throw OutOfMemory(msg);
+    throw Error(msg);
+}
+
+void CudaBackend::check_launch(const char* what) const { check(cudaGetLastError(), what); }
+
+void CudaBackend::synchronize() {
+    activate();
+    check(cudaStreamSynchronize(stream_), "synchronize");
+}
+
+// ---------------------------------------------------------------- memory and transfers
+
+std::shared_ptr<Storage> CudaBackend::k_alloc(DType dtype, std::int64_t n) {
+    const std::size_t es = dtype_size(dtype);
+    if (n < 0 || static_cast<std::uint64_t>(n) > (std::uint64_t{1} << 60) / es)
+        throw OutOfMemory("cuda: out of device memory: cannot allocate " + std::to_string(n) + " elements of " +
+                          dtype_name(dtype) + " on " + device_name_);
+    activate();
+    return std::make_shared<CudaStorage>(alloc_, static_cast<std::size_t>(n) * es);
+}
+
+void CudaBackend::k_upload(Tensor& out, const void* host) {
+    activate();
+    const std::size_t bytes = static_cast<std::size_t>(out.size()) * dtype_size(out.dtype());
+    // From pageable memory the call returns once the source has been staged: `host` may go right after.
+    check(cudaMemcpyAsync(dev_ptr(out), host, bytes, cudaMemcpyHostToDevice, stream_), "upload");
+}
+
+void CudaBackend::k_download(const Tensor& x, void* host) {
+    activate();
+    const std::size_t bytes = static_cast<std::size_t>(x.size()) * dtype_size(x.dtype());
+    check(cudaMemcpyAsync(host, dev_ptr(x), bytes, cudaMemcpyDeviceToHost, stream_), "download");
+    check(cudaStreamSynchronize(stream_), "download (waiting for the device)");
+}
+
+Tensor CudaBackend::upload_table(DType dtype, const void* host, std::int64_t n) {
+    return from_host(dtype, Shape{n}, host);
+}
+
+void CudaBackend::k_fill(Tensor& out, double value) {
+    activate();
+    launch_fill(stream_, code(out.dtype()), dev_ptr(out), out.size(), value);
+    check_launch("fill");
+}
+
+void CudaBackend::k_arange(Tensor& out) {
+    activate();
+    launch_arange(stream_, code(out.dtype()), dev_ptr(out), out.size());
+    check_launch("arange");
+}
+
+void CudaBackend::k_cast(const Tensor& x, Tensor& out) {
+    activate();
+    launch_cast(stream_, code(x.dtype()), dev_ptr(x), code(out.dtype()), dev_ptr(out), out.size());
+    check_launch("cast");
+}
+
+// ---------------------------------------------------------------- elementwise
+
+void CudaBackend::k_unary(UnaryOp op, const Tensor& x, Tensor& out) {
+    activate();
+    if (!launch_unary(stream_, static_cast<int>(op), code(x.dtype()), dev_ptr(x), dev_ptr(out), out.size()))
+        throw ShapeError(std::string("cuda: ") + op_name(op) + " is not defined for " + dtype_name(x.dtype()));
+    check_launch(op_name(op));
+}
+
+void CudaBackend::k_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out, const BroadcastPlan& plan) {
+    activate();
+    if (a.dtype() != b.dtype())
+        throw ShapeError(std::string("cuda: ") + op_name(op) + ": operand dtypes differ");
+    if (!launch_binary(stream_, static_cast<int>(op), code(a.dtype()), dev_ptr(a), dev_ptr(b), dev_ptr(out),
+                       out.size(), to_bcast(plan)))
+        throw ShapeError(std::string("cuda: binary op ") + op_name(op) + " is unknown");
+    check_launch(op_name(op));
+}
+
+void CudaBackend::k_where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out,
+                          const BroadcastPlan& plan) {
+    activate();
+    launch_where(stream_, code(out.dtype()), dev_ptr(cond), dev_ptr(a), dev_ptr(b), dev_ptr(out), out.size(),
+                 to_bcast(plan));
+    check_launch("where");
+}
+
+// ---------------------------------------------------------------- reductions
+
+void CudaBackend::reduce_into(ReduceOp op, DType dt, const void* x, std::int64_t outer, std::int64_t n,
+                              std::int64_t inner, void* out) {
+    activate();
+    if (dt == DType::boolean) throw ShapeError(std::string("cuda: ") + op_name(op) + ": cast bool first");
+    if (outer * inner == 0) return;
+    if (n == 0) {
+        launch_fill(stream_, code(dt), out, outer * inner, op == ReduceOp::prod ? 1.0 : 0.0);
+        check_launch(op_name(op));
+        return;
+    }
+    // Each pass replaces n by its number of tiles; every output is a balanced tree over its inputs.
+    const void* cur = x;
+    std::int64_t cur_n = n;
+    Tensor held;  // the previous pass's output, alive until the next pass is enqueued
+    for (;;) {
+        const std::int64_t tile = reduce_tile(cur_n, inner);
+        const std::int64_t tiles = (cur_n + tile - 1) / tile;
+        if (tiles == 1) {
+            launch_reduce_pass(stream_, static_cast<int>(op), code(dt), cur, outer, cur_n, inner, out);
+            check_launch(op_name(op));
+            return;
+        }
+        Tensor next = empty(dt, Shape{outer * tiles * inner});
+        launch_reduce_pass(stream_, static_cast<int>(op), code(dt), cur, outer, cur_n, inner, dev_ptr(next));
+        check_launch(op_name(op));
+        held = next;
+        cur = dev_ptr(held);
+        cur_n = tiles;
+    }
+}
+
+void CudaBackend::k_reduce(ReduceOp op, const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                           Tensor& out) {
+    if (x.dtype() != out.dtype())
+        throw ShapeError(std::string("cuda: ") + op_name(op) + ": result dtype must equal the input's");
+    reduce_into(op, x.dtype(), dev_ptr(x), outer, n, inner, dev_ptr(out));
+}
+
+// ---------------------------------------------------------------- shape and indexing
+
+void CudaBackend::k_transpose(const Tensor& x, const std::vector<int>& perm, Tensor& out) {
+    activate();
+    const int nd = x.ndim();
+    std::vector<std::int64_t> in_stride(nd);
+    std::int64_t s = 1;
+    for (int d = nd - 1; d >= 0; --d) {
+        in_stride[d] = s;
+        s *= x.shape()[d];
+    }
+    // Output dims with their input strides; size-1 dims dropped, neighbours that stay neighbours merged.
+    std::vector<std::int64_t> shape, stride;
+    for (int i = 0; i < nd; ++i) {
+        const std::int64_t extent = x.shape()[perm[i]], st = in_stride[perm[i]];
+        if (extent == 1) continue;
+        if (!shape.empty() && stride.back() == st * extent) {
+            shape.back() *= extent;
+            stride.back() = st;
+        } else {
+            shape.push_back(extent);
+            stride.push_back(st);
+        }
+    }
+    if (shape.size() > static_cast<std::size_t>(kMaxDims))
+        throw ShapeError("cuda: transpose of more than 8 non-contiguous dimensions");
+    Permute p;
+    p.ndim = static_cast<int>(shape.size());
+    for (int d = 0; d < p.ndim; ++d) {
+        p.shape[d] = shape[d];
+        p.in_stride[d] = stride[d];
+    }
+    launch_transpose(stream_, static_cast<int>(dtype_size(x.dtype())), dev_ptr(x), dev_ptr(out), p);
+    check_launch("transpose");
+}
+
+void CudaBackend::k_concat(const std::vector<Tensor>& xs, std::int64_t outer, Tensor& out) {
+    activate();
+    const std::int64_t out_inner = out.size() / outer;
+    const int es = static_cast<int>(dtype_size(out.dtype()));
+    std::int64_t offset = 0;
+    for (const Tensor& x : xs) {
+        const std::int64_t inner = x.size() / outer;
+        if (inner > 0) {
+            launch_copy_rows(stream_, es, dev_ptr(x), outer, inner, dev_ptr(out), out_inner, offset);
+            check_launch("concat");
+        }
+        offset += inner;
+    }
+}
+
+void CudaBackend::k_gather(const Tensor& x, const Tensor& index, std::int64_t outer, std::int64_t n,
+                           std::int64_t inner, Tensor& out) {
+    activate();
+    launch_gather(stream_, static_cast<int>(dtype_size(x.dtype())), dev_ptr(x), dev_ptr_as<std::int64_t>(index),
+                  outer, n, index.size(), inner, dev_ptr(out));
+    check_launch("gather");
+}
+
+Tensor CudaBackend::k_masked_select(const Tensor& x, const Tensor& mask) {
+    activate();
+    const std::int64_t n = x.size();
+    if (n == 0) return empty(x.dtype(), Shape{0});
+    const std::int64_t blocks = select_blocks(n);
+    Tensor counts = empty(DType::i64, Shape{blocks + 1});
+    launch_select_count(stream_, dev_ptr_as<std::uint8_t>(mask), n, dev_ptr_as<std::int64_t>(counts));
+    launch_select_scan(stream_, dev_ptr_as<std::int64_t>(counts), blocks);
+    check_launch("masked_select");
+    // The result's length lives on the device: one 8-byte download (counted) is unavoidable.
+    std::int64_t total = 0;
+    check(cudaMemcpyAsync(&total, dev_ptr_as<std::int64_t>(counts) + blocks, sizeof total, cudaMemcpyDeviceToHost,
+                          stream_),
+          "masked_select");
+    check(cudaStreamSynchronize(stream_), "masked_select");
+    count_download(sizeof total);
+    Tensor out = empty(x.dtype(), Shape{total});
+    if (total > 0) {
+        launch_select_write(stream_, static_cast<int>(dtype_size(x.dtype())), dev_ptr(x),
+                            dev_ptr_as<std::uint8_t>(mask), n, dev_ptr_as<std::int64_t>(counts), dev_ptr(out));
+        check_launch("masked_select");
+    }
+    return out;
+}
+
+void CudaBackend::k_sort(const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, Tensor& out) {
+    activate();
+    if (x.dtype() == DType::boolean) throw ShapeError("cuda: sort: cast bool first");
+    const std::int64_t P = sort_padded(n);
+    Tensor work;
+    if (P > kSortSharedMax) work = empty(x.dtype(), Shape{outer * inner * P});
+    launch_sort(stream_, code(x.dtype()), dev_ptr(x), outer, n, inner, dev_ptr(out),
+                work.defined() ? dev_ptr(work) : nullptr);
+    check_launch("sort");
+}
+
+// ---------------------------------------------------------------- linear algebra
+
+void CudaBackend::k_matmul(const Tensor& a, const Tensor& b, std::int64_t batch, std::int64_t m, std::int64_t k,
+                           std::int64_t n, bool a_batched, bool b_batched, Tensor& out) {
+    activate();
+    if (!is_floating(a.dtype()) || a.dtype() != b.dtype())
+        throw ShapeError(std::string("cuda: matmul needs floating operands of one dtype, got ") +
+                         dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
+    if (batch == 0 || m == 0 || n == 0) return;
+    if (k == 0) {
+        launch_fill(stream_, code(out.dtype()), dev_ptr(out), out.size(), 0.0);
+        check_launch("matmul");
+        return;
+    }
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || batch > INT_MAX)
+        throw ShapeError("cuda: matmul dimensions beyond cuBLAS's 32-bit limits");
+    // Row-major C = A B is column-major C^T = B^T A^T: pass B first, with the roles of m and n swapped.
+    const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
+    const long long sa = a_batched ? m * k : 0, sb = b_batched ? k * n : 0, sc = m * n;
+    cublasStatus_t st;
+    if (a.dtype() == DType::f64) {
+        const double one = 1.0, zero = 0.0;
+        const double *pa = dev_ptr_as<double>(a), *pb = dev_ptr_as<double>(b);
+        double* pc = dev_ptr_as<double>(out);
+        st = batch == 1 ? cublasDgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one, pb, in, pa, ik, &zero, pc, in)
+                        : cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one, pb, in, sb, pa,
+                                                    ik, sa, &zero, pc, in, sc, static_cast<int>(batch));
+    } else {
+        const float one = 1.0f, zero = 0.0f;
+        const float *pa = dev_ptr_as<float>(a), *pb = dev_ptr_as<float>(b);
+        float* pc = dev_ptr_as<float>(out);
+        st = batch == 1 ? cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one, pb, in, pa, ik, &zero, pc, in)
+                        : cublasSgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one, pb, in, sb, pa,
+                                                    ik, sa, &zero, pc, in, sc, static_cast<int>(batch));
+    }
+    if (st != CUBLAS_STATUS_SUCCESS) throw Error("cuda: cuBLAS GEMM failed on " + device_name_ + ": " + cublas_text(st));
+}
+
+// ---------------------------------------------------------------- random numbers
+
+void CudaBackend::k_random(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset,
+                           Tensor& out) {
+    activate();
+    if (!is_floating(out.dtype())) throw ShapeError("cuda: random numbers are drawn into floating tensors only");
+    const void* lam = nullptr;
+    if (dist == RandomDist::poisson) {
+        if (!rate.defined() || rate.size() != out.size() || rate.dtype() != out.dtype())
+            throw ShapeError("cuda: random_poisson needs a rate tensor of the output's size and dtype");
+        lam = dev_ptr(rate);
+    }
+    launch_random(stream_, static_cast<int>(dist), code(out.dtype()), lam, seed, offset, dev_ptr(out), out.size());
+    check_launch("random");
+}
+
+}  // namespace hf::cuda

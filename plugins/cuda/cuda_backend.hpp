@@ -1,0 +1,111 @@
+// The cuda plugin's Backend: device memory from a caching allocator, one stream and one cuBLAS handle per
+// instance, Tier 1 kernels (cuda_*.cu) and the fused likelihood (cuda_fused.cpp). Host-side C++20; kernels
+// are reached through the launchers of cuda_kernels.hpp. Nothing here waits for the device except
+// k_download, synchronize and masked_select (whose result size lives on the device).
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cuda_allocator.hpp"
+#include "hfcore/backend.hpp"
+#include "hfcore/likelihood.hpp"
+#include "hfcore/plugin_abi.hpp"
+
+namespace hf::cuda {
+
+// A device block; returns to its allocator's cache when the last tensor using it goes.
+class CudaStorage final : public Storage {
+public:
+    CudaStorage(std::shared_ptr<CachingAllocator> alloc, std::size_t bytes);
+    ~CudaStorage() override;
+    CudaStorage(const CudaStorage&) = delete;
+    CudaStorage& operator=(const CudaStorage&) = delete;
+
+    void* data() const { return data_; }
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    std::shared_ptr<CachingAllocator> alloc_;
+    void* data_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+inline void* dev_ptr(const Tensor& t) { return t.storage_as<CudaStorage>().data(); }
+template <class T>
+T* dev_ptr_as(const Tensor& t) {
+    return static_cast<T*>(dev_ptr(t));
+}
+
+// What the machine offers, or why not (probe() and create() share it).
+PluginProbe probe_devices();
+
+class CudaBackend final : public Backend {
+public:
+    // Throws PluginError when the device does not exist or cannot be initialised.
+    CudaBackend(Precision precision, int device);
+    ~CudaBackend() override;
+
+    std::string name() const override { return "cuda"; }
+    std::string device_name() const override { return device_name_; }
+    void synchronize() override;
+    std::unique_ptr<FusedLikelihood> compile_likelihood(const PackedLikelihood& packed) override;
+
+    int device() const { return device_; }
+    cudaStream_t stream() const { return stream_; }
+    // Makes this backend's device current on the calling thread (cheap; every entry point calls it).
+    void activate() const;
+    // Throws hf::Error naming `what` if the last launch failed (launch errors only: nothing waits here).
+    void check_launch(const char* what) const;
+    void check(cudaError_t err, const char* what) const;
+
+    // A tensor of this backend over fresh storage.
+    Tensor wrap(std::shared_ptr<Storage> storage, DType dtype, Shape shape) {
+        return make_tensor(std::move(storage), dtype, std::move(shape));
+    }
+    // Enqueues a host-to-device copy of model tables (counted as an upload).
+    Tensor upload_table(DType dtype, const void* host, std::int64_t n);
+
+protected:
+    std::shared_ptr<Storage> k_alloc(DType dtype, std::int64_t n) override;
+    void k_upload(Tensor& out, const void* host) override;
+    void k_download(const Tensor& x, void* host) override;
+    void k_fill(Tensor& out, double value) override;
+    void k_arange(Tensor& out) override;
+    void k_cast(const Tensor& x, Tensor& out) override;
+    void k_unary(UnaryOp op, const Tensor& x, Tensor& out) override;
+    void k_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out, const BroadcastPlan& plan) override;
+    void k_where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out,
+                 const BroadcastPlan& plan) override;
+    void k_reduce(ReduceOp op, const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                  Tensor& out) override;
+    void k_transpose(const Tensor& x, const std::vector<int>& perm, Tensor& out) override;
+    void k_concat(const std::vector<Tensor>& xs, std::int64_t outer, Tensor& out) override;
+    void k_gather(const Tensor& x, const Tensor& index, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                  Tensor& out) override;
+    Tensor k_masked_select(const Tensor& x, const Tensor& mask) override;
+    void k_sort(const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, Tensor& out) override;
+    void k_matmul(const Tensor& a, const Tensor& b, std::int64_t batch, std::int64_t m, std::int64_t k,
+                  std::int64_t n, bool a_batched, bool b_batched, Tensor& out) override;
+    void k_random(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset,
+                  Tensor& out) override;
+
+public:
+    // Pairwise reduction driver shared with the fused likelihood: x [outer, n, inner] -> out [outer, inner].
+    void reduce_into(ReduceOp op, DType dt, const void* x, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                     void* out);
+
+private:
+    int device_ = 0;
+    std::string device_name_;
+    cudaStream_t stream_ = nullptr;
+    cublasHandle_t blas_ = nullptr;
+    std::shared_ptr<CachingAllocator> alloc_;
+    Tensor blas_workspace_;
+};
+
+}  // namespace hf::cuda

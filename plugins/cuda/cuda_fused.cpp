@@ -1,0 +1,266 @@
+// Tier 2 of the cuda plugin: a PackedLikelihood checked, reorganised for the kernels (elements grouped by
+// bin, gradient slots grouped by parameter, an aux-data map) and uploaded once. An evaluation of K points
+// enqueues two or three kernels plus the pairwise row sums and returns device tensors: the caller's download
+// of the K results (and of the gradient when asked) is the only transfer.
+#include <string>
+#include <vector>
+
+#include "cuda_backend.hpp"
+#include "cuda_kernels.hpp"
+
+namespace hf::cuda {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& what) { throw ShapeError("cuda: compile_likelihood: " + what); }
+
+void expect_size(std::size_t got, std::int64_t want, const char* name) {
+    if (static_cast<std::int64_t>(got) != want)
+        bad(std::string(name) + " has " + std::to_string(got) + " entries, expected " + std::to_string(want));
+}
+
+void expect_range(const std::vector<std::int32_t>& v, std::int64_t n, const char* name) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (v[i] < 0 || v[i] >= n)
+            bad(std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(v[i]) + " is outside [0, " +
+                std::to_string(n) + ")");
+}
+
+void expect_offsets(const std::vector<std::int32_t>& off, std::int64_t elements, std::int64_t total,
+                    const char* name) {
+    expect_size(off.size(), elements + 1, name);
+    if (off.front() != 0 || off.back() != total)
+        bad(std::string(name) + " must run from 0 to " + std::to_string(total));
+    for (std::size_t i = 1; i < off.size(); ++i)
+        if (off[i] < off[i - 1]) bad(std::string(name) + " decreases at " + std::to_string(i));
+}
+
+class CudaFusedLikelihood final : public FusedLikelihood {
+public:
+    CudaFusedLikelihood(CudaBackend& backend, const PackedLikelihood& pk);
+
+    Tensor logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) override;
+    Tensor expected_main(const Tensor& pars) override;
+    Tensor expected_aux(const Tensor& pars) override;
+    const char* implementation() const override { return "cuda fused"; }
+
+private:
+    // Uploads a table and returns its device address (nullptr when empty).
+    const std::int32_t* ints(const std::vector<std::int32_t>& v);
+    const void* reals(const std::vector<double>& v);
+    // Checks pars [K, P] (or [P], one point) and returns K.
+    std::int64_t points(const Tensor& pars, const char* op) const;
+
+    CudaBackend& b_;
+    DType dt_;
+    LikelihoodView v_;
+    std::vector<Tensor> tables_;  // keeps the uploaded tables alive
+};
+
+const std::int32_t* CudaFusedLikelihood::ints(const std::vector<std::int32_t>& v) {
+    if (v.empty()) return nullptr;
+    tables_.push_back(b_.upload_table(DType::i32, v.data(), static_cast<std::int64_t>(v.size())));
+    return dev_ptr_as<std::int32_t>(tables_.back());
+}
+
+const void* CudaFusedLikelihood::reals(const std::vector<double>& v) {
+    if (v.empty()) return nullptr;
+    if (dt_ == DType::f64) {
+        tables_.push_back(b_.upload_table(DType::f64, v.data(), static_cast<std::int64_t>(v.size())));
+    } else {
+        std::vector<float> f(v.begin(), v.end());
+        tables_.push_back(b_.upload_table(DType::f32, f.data(), static_cast<std::int64_t>(f.size())));
+    }
+    return dev_ptr(tables_.back());
+}
+
+CudaFusedLikelihood::CudaFusedLikelihood(CudaBackend& backend, const PackedLikelihood& pk)
+    : b_(backend), dt_(backend.float_dtype()) {
+    const std::int64_t P = pk.n_pars, N = pk.n_main, A = pk.n_aux, E = pk.n_elements();
+    if (P < 0 || N < 0 || A < 0) bad("negative sizes");
+    const std::int64_t F = static_cast<std::int64_t>(pk.factor_par.size());
+    const std::int64_t D = static_cast<std::int64_t>(pk.delta_par.size());
+    const std::int64_t G = static_cast<std::int64_t>(pk.gauss_par.size());
+    const std::int64_t Q = static_cast<std::int64_t>(pk.pois_par.size());
+    if (E > INT32_MAX || F > INT32_MAX || D > INT32_MAX || F + D + G + Q > INT32_MAX)
+        bad("more than 2^31 elements or modifiers");
+
+    expect_size(pk.elem_nominal.size(), E, "elem_nominal");
+    expect_range(pk.elem_bin, N, "elem_bin");
+    expect_offsets(pk.factor_offsets, E, F, "factor_offsets");
+    expect_offsets(pk.delta_offsets, E, D, "delta_offsets");
+    expect_range(pk.factor_par, P, "factor_par");
+    expect_size(pk.factor_kind.size(), F, "factor_kind");
+    expect_size(pk.factor_lo.size(), F, "factor_lo");
+    expect_size(pk.factor_hi.size(), F, "factor_hi");
+    for (std::int64_t f = 0; f < F; ++f) {
+        const int k = pk.factor_kind[f];
+        if (k != kFactorLinear && k != kFactorNormsysCode1 && k != kFactorNormsysCode4)
+            bad("factor_kind[" + std::to_string(f) + "] = " + std::to_string(k) + " is not a known kind");
+    }
+    std::vector<double> coef = pk.factor_coef;
+    if (coef.empty()) coef.assign(static_cast<std::size_t>(F * 6), 0.0);
+    expect_size(coef.size(), F * 6, "factor_coef");
+    expect_range(pk.delta_par, P, "delta_par");
+    expect_size(pk.delta_kind.size(), D, "delta_kind");
+    expect_size(pk.delta_lo.size(), D, "delta_lo");
+    expect_size(pk.delta_nom.size(), D, "delta_nom");
+    expect_size(pk.delta_hi.size(), D, "delta_hi");
+    for (std::int64_t d = 0; d < D; ++d) {
+        const int k = pk.delta_kind[d];
+        if (k != kDeltaCode0 && k != kDeltaCode2 && k != kDeltaCode4p)
+            bad("delta_kind[" + std::to_string(d) + "] = " + std::to_string(k) + " is not a known kind");
+    }
+    expect_range(pk.gauss_par, P, "gauss_par");
+    expect_size(pk.gauss_aux.size(), G, "gauss_aux");
+    expect_range(pk.gauss_aux, A, "gauss_aux");
+    expect_size(pk.gauss_sigma.size(), G, "gauss_sigma");
+    expect_range(pk.pois_par, P, "pois_par");
+    expect_size(pk.pois_aux.size(), Q, "pois_aux");
+    expect_range(pk.pois_aux, A, "pois_aux");
+    expect_size(pk.pois_tau.size(), Q, "pois_tau");
+
+    // Elements grouped by bin, each group in element order.
+    std::vector<std::int32_t> bin_offsets(static_cast<std::size_t>(N + 1), 0), bin_elems(static_cast<std::size_t>(E));
+    for (std::int64_t e = 0; e < E; ++e) bin_offsets[pk.elem_bin[e] + 1]++;
+    for (std::int64_t b = 0; b < N; ++b) bin_offsets[b + 1] += bin_offsets[b];
+    {
+        std::vector<std::int32_t> next(bin_offsets.begin(), bin_offsets.end() - 1);
+        for (std::int64_t e = 0; e < E; ++e) bin_elems[next[pk.elem_bin[e]]++] = static_cast<std::int32_t>(e);
+    }
+
+    // Gradient slots grouped by parameter: factors, deltas, Gaussian then Poisson constraints of each.
+    std::vector<std::int32_t> par_offsets(static_cast<std::size_t>(P + 1), 0);
+    for (auto p : pk.factor_par) par_offsets[p + 1]++;
+    for (auto p : pk.delta_par) par_offsets[p + 1]++;
+    for (auto p : pk.gauss_par) par_offsets[p + 1]++;
+    for (auto p : pk.pois_par) par_offsets[p + 1]++;
+    for (std::int64_t p = 0; p < P; ++p) par_offsets[p + 1] += par_offsets[p];
+    std::vector<std::int32_t> next(par_offsets.begin(), par_offsets.end() - 1);
+    auto slots = [&](const std::vector<std::int32_t>& par) {
+        std::vector<std::int32_t> s(par.size());
+        for (std::size_t i = 0; i < par.size(); ++i) s[i] = next[par[i]]++;
+        return s;
+    };
+    std::vector<std::int32_t> factor_slot = slots(pk.factor_par), delta_slot = slots(pk.delta_par);
+    std::vector<std::int32_t> gauss_slot = slots(pk.gauss_par), pois_slot = slots(pk.pois_par);
+
+    // Expected aux data: the constrained parameter of each aux entry, times tau for Poisson constraints.
+    std::vector<std::int32_t> aux_par(static_cast<std::size_t>(A), -1);
+    std::vector<double> aux_scale(static_cast<std::size_t>(A), 0.0);
+    for (std::int64_t g = 0; g < G; ++g) {
+        aux_par[pk.gauss_aux[g]] = pk.gauss_par[g];
+        aux_scale[pk.gauss_aux[g]] = 1.0;
+    }
+    for (std::int64_t q = 0; q < Q; ++q) {
+        aux_par[pk.pois_aux[q]] = pk.pois_par[q];
+        aux_scale[pk.pois_aux[q]] = pk.pois_tau[q];
+    }
+
+    v_.n_pars = P;
+    v_.n_main = N;
+    v_.n_aux = A;
+    v_.n_gauss = G;
+    v_.n_pois = Q;
+    v_.n_slots = F + D + G + Q;
+    v_.bin_offsets = ints(bin_offsets);
+    v_.bin_elems = ints(bin_elems);
+    v_.elem_nominal = reals(pk.elem_nominal);
+    v_.factor_offsets = ints(pk.factor_offsets);
+    v_.delta_offsets = ints(pk.delta_offsets);
+    v_.factor_par = ints(pk.factor_par);
+    v_.factor_kind = ints(pk.factor_kind);
+    v_.factor_lo = reals(pk.factor_lo);
+    v_.factor_hi = reals(pk.factor_hi);
+    v_.factor_coef = reals(coef);
+    v_.delta_par = ints(pk.delta_par);
+    v_.delta_kind = ints(pk.delta_kind);
+    v_.delta_lo = reals(pk.delta_lo);
+    v_.delta_nom = reals(pk.delta_nom);
+    v_.delta_hi = reals(pk.delta_hi);
+    v_.gauss_par = ints(pk.gauss_par);
+    v_.gauss_aux = ints(pk.gauss_aux);
+    v_.gauss_sigma = reals(pk.gauss_sigma);
+    v_.pois_par = ints(pk.pois_par);
+    v_.pois_aux = ints(pk.pois_aux);
+    v_.pois_tau = reals(pk.pois_tau);
+    v_.factor_slot = ints(factor_slot);
+    v_.delta_slot = ints(delta_slot);
+    v_.gauss_slot = ints(gauss_slot);
+    v_.pois_slot = ints(pois_slot);
+    v_.par_offsets = ints(par_offsets);
+    v_.aux_par = ints(aux_par);
+    v_.aux_scale = reals(aux_scale);
+}
+
+std::int64_t CudaFusedLikelihood::points(const Tensor& pars, const char* op) const {
+    b_.check_owner(pars, op);
+    if (pars.dtype() != dt_)
+        throw ShapeError(std::string("cuda: ") + op + ": parameters must be " + dtype_name(dt_) + ", got " +
+                         dtype_name(pars.dtype()));
+    const bool ok = (pars.ndim() == 2 && pars.dim(1) == v_.n_pars) || (pars.ndim() == 1 && pars.dim(0) == v_.n_pars);
+    if (!ok)
+        throw ShapeError(std::string("cuda: ") + op + ": parameters " + shape_str(pars.shape()) + ", expected [K, " +
+                         std::to_string(v_.n_pars) + "]");
+    return pars.ndim() == 2 ? pars.dim(0) : 1;
+}
+
+Tensor CudaFusedLikelihood::logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) {
+    const std::int64_t K = points(pars, "logpdf");
+    b_.check_owner(data, "logpdf");
+    const std::int64_t width = v_.n_main + v_.n_aux;
+    if (data.dtype() != dt_)
+        throw ShapeError(std::string("cuda: logpdf: data must be ") + dtype_name(dt_) + ", got " +
+                         dtype_name(data.dtype()));
+    std::int64_t stride;
+    if (data.ndim() == 1 && data.dim(0) == width) stride = 0;
+    else if (data.ndim() == 2 && data.dim(0) == K && data.dim(1) == width) stride = width;
+    else
+        throw ShapeError("cuda: logpdf: data " + shape_str(data.shape()) + ", expected [" + std::to_string(width) +
+                         "] or [" + std::to_string(K) + ", " + std::to_string(width) + "]");
+
+    b_.activate();
+    const std::int64_t J = v_.n_main + v_.n_gauss + v_.n_pois;
+    Tensor terms = b_.empty(dt_, Shape{K, J});
+    Tensor contrib;
+    if (grad) contrib = b_.empty(dt_, Shape{K, v_.n_slots});
+    launch_likelihood_terms(b_.stream(), static_cast<int>(dt_), v_, dev_ptr(pars), K, dev_ptr(data), stride,
+                            dev_ptr(terms), grad ? dev_ptr(contrib) : nullptr);
+    b_.check_launch("logpdf");
+    Tensor out = b_.empty(dt_, Shape{K});
+    if (K > 0) b_.reduce_into(ReduceOp::sum, dt_, dev_ptr(terms), K, J, 1, dev_ptr(out));
+    if (grad) {
+        Tensor g = b_.empty(dt_, Shape{K, v_.n_pars});
+        launch_likelihood_grad(b_.stream(), static_cast<int>(dt_), v_, K, dev_ptr(contrib), dev_ptr(g));
+        b_.check_launch("logpdf gradient");
+        *grad = g;
+    }
+    return out;
+}
+
+Tensor CudaFusedLikelihood::expected_main(const Tensor& pars) {
+    const std::int64_t K = points(pars, "expected_main");
+    b_.activate();
+    Tensor out = b_.empty(dt_, Shape{K, v_.n_main});
+    launch_expected_main(b_.stream(), static_cast<int>(dt_), v_, dev_ptr(pars), K, dev_ptr(out));
+    b_.check_launch("expected_main");
+    return out;
+}
+
+Tensor CudaFusedLikelihood::expected_aux(const Tensor& pars) {
+    const std::int64_t K = points(pars, "expected_aux");
+    b_.activate();
+    Tensor out = b_.empty(dt_, Shape{K, v_.n_aux});
+    launch_expected_aux(b_.stream(), static_cast<int>(dt_), v_, dev_ptr(pars), K, dev_ptr(out));
+    b_.check_launch("expected_aux");
+    return out;
+}
+
+}  // namespace
+
+std::unique_ptr<FusedLikelihood> CudaBackend::compile_likelihood(const PackedLikelihood& packed) {
+    activate();
+    return std::make_unique<CudaFusedLikelihood>(*this, packed);
+}
+
+}  // namespace hf::cuda

@@ -1,0 +1,244 @@
+#include "fused_likelihood.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hfcore/errors.hpp"
+
+namespace hf::ocl {
+
+#include "kernels/fused_layout.h"
+
+namespace {
+
+[[noreturn]] void bad(const std::string& what) { throw ShapeError("opencl: compile_likelihood: " + what); }
+
+template <class V>
+void expect_size(const V& v, std::size_t n, const char* name) {
+    if (v.size() != n)
+        bad(std::string(name) + " has " + std::to_string(v.size()) + " entries, expected " + std::to_string(n));
+}
+
+void expect_range(const std::vector<std::int32_t>& v, std::int64_t hi, const char* name, const char* bound) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (v[i] < 0 || v[i] >= hi)
+            bad(std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(v[i]) + " is outside [0, " +
+                bound + " = " + std::to_string(hi) + ")");
+}
+
+void expect_offsets(const std::vector<std::int32_t>& off, std::size_t n_items, std::size_t total, const char* name) {
+    expect_size(off, n_items + 1, name);
+    if (off.front() != 0 || static_cast<std::size_t>(off.back()) != total)
+        bad(std::string(name) + " must run from 0 to " + std::to_string(total));
+    for (std::size_t i = 0; i + 1 < off.size(); ++i)
+        if (off[i + 1] < off[i]) bad(std::string(name) + " decreases at " + std::to_string(i));
+}
+
+// CSR of `keys` (values in [0, n)): offsets [n+1] and the item ids grouped by key, in item order.
+void group_by(const std::vector<std::int32_t>& keys, std::int64_t n, std::vector<std::int32_t>& off,
+              std::vector<std::int32_t>& items) {
+    off.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (std::int32_t k : keys) ++off[static_cast<std::size_t>(k) + 1];
+    for (std::size_t i = 1; i < off.size(); ++i) off[i] += off[i - 1];
+    items.assign(keys.size(), 0);
+    std::vector<std::int32_t> fill(off.begin(), off.end() - 1);
+    for (std::size_t i = 0; i < keys.size(); ++i) items[static_cast<std::size_t>(fill[keys[i]]++)] = static_cast<std::int32_t>(i);
+}
+
+}  // namespace
+
+OpenCLFusedLikelihood::OpenCLFusedLikelihood(OpenCLBackend& backend, const PackedLikelihood& pk)
+    : be_(backend), prog_(backend.real_program(backend.float_dtype())) {
+    const std::int64_t P = pk.n_pars, N = pk.n_main, A = pk.n_aux, E = pk.n_elements();
+    if (P < 0 || N < 0 || A < 0) bad("negative sizes");
+    const std::size_t F = pk.factor_par.size(), D = pk.delta_par.size();
+    const std::size_t G = pk.gauss_par.size(), Q = pk.pois_par.size();
+    expect_size(pk.elem_nominal, static_cast<std::size_t>(E), "elem_nominal");
+    expect_offsets(pk.factor_offsets, static_cast<std::size_t>(E), F, "factor_offsets");
+    expect_offsets(pk.delta_offsets, static_cast<std::size_t>(E), D, "delta_offsets");
+    expect_size(pk.factor_kind, F, "factor_kind");
+    expect_size(pk.factor_lo, F, "factor_lo");
+    expect_size(pk.factor_hi, F, "factor_hi");
+    expect_size(pk.factor_coef, 6 * F, "factor_coef");
+    expect_size(pk.delta_kind, D, "delta_kind");
+    expect_size(pk.delta_lo, D, "delta_lo");
+    expect_size(pk.delta_nom, D, "delta_nom");
+    expect_size(pk.delta_hi, D, "delta_hi");
+    expect_size(pk.gauss_aux, G, "gauss_aux");
+    expect_size(pk.gauss_sigma, G, "gauss_sigma");
+    expect_size(pk.pois_aux, Q, "pois_aux");
+    expect_size(pk.pois_tau, Q, "pois_tau");
+    expect_range(pk.elem_bin, N, "elem_bin", "n_main");
+    expect_range(pk.factor_par, P, "factor_par", "n_pars");
+    expect_range(pk.delta_par, P, "delta_par", "n_pars");
+    expect_range(pk.gauss_par, P, "gauss_par", "n_pars");
+    expect_range(pk.pois_par, P, "pois_par", "n_pars");
+    expect_range(pk.gauss_aux, A, "gauss_aux", "n_aux");
+    expect_range(pk.pois_aux, A, "pois_aux", "n_aux");
+    for (std::size_t f = 0; f < F; ++f) {
+        const int k = pk.factor_kind[f];
+        if (k != kFactorLinear && k != kFactorNormsysCode1 && k != kFactorNormsysCode4)
+            bad("factor_kind[" + std::to_string(f) + "] = " + std::to_string(k) + " is not a FactorKind");
+    }
+    for (std::size_t d = 0; d < D; ++d) {
+        const int k = pk.delta_kind[d];
+        if (k != kDeltaCode0 && k != kDeltaCode2 && k != kDeltaCode4p)
+            bad("delta_kind[" + std::to_string(d) + "] = " + std::to_string(k) + " is not a DeltaKind");
+    }
+    if (E + static_cast<std::int64_t>(F + D + G + Q) * 2 + N + P * 4 + A > INT32_MAX) bad("model too large");
+
+    // Derived tables: the element of each factor / delta, elements grouped by bin, and per parameter the
+    // factors, deltas and constraints that read it.
+    std::vector<std::int32_t> fac_elem(F), del_elem(D);
+    for (std::int64_t e = 0; e < E; ++e) {
+        for (auto t = pk.factor_offsets[e]; t < pk.factor_offsets[e + 1]; ++t) fac_elem[t] = static_cast<std::int32_t>(e);
+        for (auto t = pk.delta_offsets[e]; t < pk.delta_offsets[e + 1]; ++t) del_elem[t] = static_cast<std::int32_t>(e);
+    }
+    std::vector<std::int32_t> bin_off, bin_elems, par_fac_off, par_fac, par_del_off, par_del, par_gauss_off,
+        par_gauss, par_pois_off, par_pois;
+    group_by(pk.elem_bin, N, bin_off, bin_elems);
+    group_by(pk.factor_par, P, par_fac_off, par_fac);
+    group_by(pk.delta_par, P, par_del_off, par_del);
+    group_by(pk.gauss_par, P, par_gauss_off, par_gauss);
+    group_by(pk.pois_par, P, par_pois_off, par_pois);
+    std::vector<std::int32_t> aux_par(static_cast<std::size_t>(A), -1);
+    std::vector<double> aux_scale(static_cast<std::size_t>(A), 0.0);
+    for (std::size_t g = 0; g < G; ++g) {
+        aux_par[pk.gauss_aux[g]] = pk.gauss_par[g];
+        aux_scale[pk.gauss_aux[g]] = 1.0;
+    }
+    for (std::size_t q = 0; q < Q; ++q) {
+        aux_par[pk.pois_aux[q]] = pk.pois_par[q];
+        aux_scale[pk.pois_aux[q]] = pk.pois_tau[q];
+    }
+
+    std::vector<std::int32_t> meta(HF_META_COUNT, 0), itab;
+    std::vector<double> rtab;
+    auto put_i = [&](int slot, const std::vector<std::int32_t>& v) {
+        meta[HF_META_INT + slot] = static_cast<std::int32_t>(itab.size());
+        itab.insert(itab.end(), v.begin(), v.end());
+    };
+    auto put_r = [&](int slot, const std::vector<double>& v) {
+        meta[HF_META_REAL + slot] = static_cast<std::int32_t>(rtab.size());
+        rtab.insert(rtab.end(), v.begin(), v.end());
+    };
+    put_i(HF_I_BIN_OFF, bin_off);
+    put_i(HF_I_BIN_ELEMS, bin_elems);
+    put_i(HF_I_ELEM_BIN, pk.elem_bin);
+    put_i(HF_I_FAC_OFF, pk.factor_offsets);
+    put_i(HF_I_DEL_OFF, pk.delta_offsets);
+    put_i(HF_I_FAC_PAR, pk.factor_par);
+    put_i(HF_I_FAC_KIND, pk.factor_kind);
+    put_i(HF_I_FAC_ELEM, fac_elem);
+    put_i(HF_I_DEL_PAR, pk.delta_par);
+    put_i(HF_I_DEL_KIND, pk.delta_kind);
+    put_i(HF_I_DEL_ELEM, del_elem);
+    put_i(HF_I_GAUSS_PAR, pk.gauss_par);
+    put_i(HF_I_GAUSS_AUX, pk.gauss_aux);
+    put_i(HF_I_POIS_PAR, pk.pois_par);
+    put_i(HF_I_POIS_AUX, pk.pois_aux);
+    put_i(HF_I_PAR_FAC_OFF, par_fac_off);
+    put_i(HF_I_PAR_FAC, par_fac);
+    put_i(HF_I_PAR_DEL_OFF, par_del_off);
+    put_i(HF_I_PAR_DEL, par_del);
+    put_i(HF_I_PAR_GAUSS_OFF, par_gauss_off);
+    put_i(HF_I_PAR_GAUSS, par_gauss);
+    put_i(HF_I_PAR_POIS_OFF, par_pois_off);
+    put_i(HF_I_PAR_POIS, par_pois);
+    put_i(HF_I_AUX_PAR, aux_par);
+    put_r(HF_R_NOMINAL, pk.elem_nominal);
+    put_r(HF_R_FAC_LO, pk.factor_lo);
+    put_r(HF_R_FAC_HI, pk.factor_hi);
+    put_r(HF_R_FAC_COEF, pk.factor_coef);
+    put_r(HF_R_DEL_LO, pk.delta_lo);
+    put_r(HF_R_DEL_NOM, pk.delta_nom);
+    put_r(HF_R_DEL_HI, pk.delta_hi);
+    put_r(HF_R_GAUSS_SIGMA, pk.gauss_sigma);
+    put_r(HF_R_POIS_TAU, pk.pois_tau);
+    put_r(HF_R_AUX_SCALE, aux_scale);
+    meta[HF_META_N] = static_cast<std::int32_t>(N);
+    meta[HF_META_E] = static_cast<std::int32_t>(E);
+    meta[HF_META_P] = static_cast<std::int32_t>(P);
+    meta[HF_META_A] = static_cast<std::int32_t>(A);
+    meta[HF_META_G] = static_cast<std::int32_t>(G);
+    meta[HF_META_Q] = static_cast<std::int32_t>(Q);
+
+    n_main_ = N;
+    n_elem_ = E;
+    n_pars_ = P;
+    n_aux_ = A;
+    // Three uploads, once per model (counted by the core like any from_host).
+    meta_ = be_.from_host(DType::i32, {static_cast<std::int64_t>(meta.size())}, meta.data());
+    itab_ = be_.from_host(DType::i32, {static_cast<std::int64_t>(itab.size())}, itab.data());
+    rtab_ = be_.from_host(rtab, {static_cast<std::int64_t>(rtab.size())});
+    // Power-of-two groups for the in-kernel trees; building the program here keeps the first evaluation fast.
+    local_logpdf_ = be_.group_size(prog_, "hf_logpdf", 128);
+    local_grad_ = be_.group_size(prog_, "hf_grad", 64);
+}
+
+std::int64_t OpenCLFusedLikelihood::points(const Tensor& pars, const char* op) const {
+    be_.check_owner(pars, op);
+    if (pars.dtype() != be_.float_dtype())
+        throw ShapeError(std::string("opencl: ") + op + ": pars must be " + dtype_name(be_.float_dtype()) + ", got " +
+                         dtype_name(pars.dtype()));
+    const bool ok = (pars.ndim() == 2 && pars.dim(1) == n_pars_) || (pars.ndim() == 1 && pars.dim(0) == n_pars_);
+    if (!ok)
+        throw ShapeError(std::string("opencl: ") + op + ": pars must be [K, " + std::to_string(n_pars_) + "], got " +
+                         shape_str(pars.shape()));
+    return pars.ndim() == 2 ? pars.dim(0) : 1;
+}
+
+Tensor OpenCLFusedLikelihood::logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) {
+    const std::int64_t K = points(pars, "logpdf");
+    be_.check_owner(data, "logpdf");
+    const std::int64_t width = n_main_ + n_aux_;
+    if (data.dtype() != be_.float_dtype())
+        throw ShapeError(std::string("opencl: logpdf: data must be ") + dtype_name(be_.float_dtype()));
+    cl_long stride = 0;
+    if (data.ndim() == 1 && data.dim(0) == width) {
+        stride = 0;
+    } else if (data.ndim() == 2 && data.dim(1) == width && (data.dim(0) == K || data.dim(0) == 1)) {
+        stride = data.dim(0) == 1 ? 0 : width;
+    } else {
+        throw ShapeError("opencl: logpdf: data must be [" + std::to_string(width) + "] or [" + std::to_string(K) + ", " +
+                         std::to_string(width) + "], got " + shape_str(data.shape()));
+    }
+    const DType rt = be_.float_dtype();
+    Tensor out = be_.empty(rt, {K});
+    const bool want = grad != nullptr;
+    // Per-evaluation scratch for the gradient (d logpdf / d rate per bin; per element its additive base, the
+    // product of its nonzero factors and its count of zero factors). One-element stand-ins otherwise.
+    const std::int64_t kn = want ? K * n_main_ : 1, ke = want ? K * n_elem_ : 1;
+    Tensor w = be_.empty(rt, {kn}), base = be_.empty(rt, {ke}), pnz = be_.empty(rt, {ke});
+    Tensor zc = be_.empty(DType::i32, {ke});
+    const std::size_t rsize = dtype_size(rt);
+    be_.run_groups(prog_, "hf_logpdf", static_cast<std::size_t>(K), local_logpdf_, static_cast<cl_long>(K), meta_,
+                   itab_, rtab_, pars, data, stride, out, static_cast<cl_int>(want ? 1 : 0), w, base, pnz, zc,
+                   LocalMem{local_logpdf_ * rsize}, LocalMem{local_logpdf_ * rsize});
+    if (want) {
+        *grad = be_.empty(rt, {K, n_pars_});
+        be_.run_groups(prog_, "hf_grad", static_cast<std::size_t>(K * n_pars_), local_grad_, static_cast<cl_long>(K),
+                       meta_, itab_, rtab_, pars, data, stride, w, base, pnz, zc, *grad,
+                       LocalMem{local_grad_ * rsize}, LocalMem{local_grad_ * rsize});
+    }
+    return out;
+}
+
+Tensor OpenCLFusedLikelihood::expected_main(const Tensor& pars) {
+    const std::int64_t K = points(pars, "expected_main");
+    Tensor out = be_.empty(be_.float_dtype(), {K, n_main_});
+    be_.run(prog_, "hf_expected_main", static_cast<std::size_t>(K * n_main_), static_cast<cl_long>(K), meta_, itab_,
+            rtab_, pars, out);
+    return out;
+}
+
+Tensor OpenCLFusedLikelihood::expected_aux(const Tensor& pars) {
+    const std::int64_t K = points(pars, "expected_aux");
+    Tensor out = be_.empty(be_.float_dtype(), {K, n_aux_});
+    be_.run(prog_, "hf_expected_aux", static_cast<std::size_t>(K * n_aux_), static_cast<cl_long>(K), meta_, itab_,
+            rtab_, pars, out);
+    return out;
+}
+
+}  // namespace hf::ocl

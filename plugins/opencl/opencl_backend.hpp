@@ -1,0 +1,154 @@
+// The OpenCL Backend: one in-order command queue on a process-wide device context (cl_device.hpp). Kernels
+// are looked up by name in the programs the context builds once; every k_* only enqueues work, and only
+// k_download (and masked_select's count) waits for the device.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "cl_device.hpp"
+#include "cl_error.hpp"
+#include "hfcore/backend.hpp"
+#include "hfcore/likelihood.hpp"
+
+namespace hf::ocl {
+
+struct ClStorage final : Storage {
+    cl_mem mem = nullptr;
+    std::size_t bytes = 0;
+    ~ClStorage() override {
+        if (mem) clReleaseMemObject(mem);
+    }
+};
+
+inline cl_mem mem_of(const Tensor& t) { return t.storage_as<ClStorage>().mem; }
+
+// A __local kernel argument of the given size.
+struct LocalMem {
+    std::size_t bytes;
+};
+
+// The broadcast description every elementwise kernel takes: ndim (-1: all operands share the output's shape),
+// the output shape and up to three operands' strides.
+struct ClPlan {
+    cl_int ndim = -1;
+    cl_long8 shape{}, s0{}, s1{}, s2{};
+};
+ClPlan to_cl_plan(const BroadcastPlan& plan);
+
+class OpenCLBackend final : public Backend {
+public:
+    explicit OpenCLBackend(const BackendOptions& options);
+    ~OpenCLBackend() override;
+
+    std::string name() const override { return "opencl"; }
+    std::string device_name() const override;
+    void synchronize() override;
+    std::unique_ptr<FusedLikelihood> compile_likelihood(const PackedLikelihood& packed) override;
+
+    DeviceContext& device() const { return *dev_; }
+    cl_command_queue queue() const { return queue_; }
+
+    // The program holding the kernels of a dtype (PluginError for f64 on a device without fp64).
+    ProgramId program_for(DType t) const;
+    ProgramId real_program(DType t) const;
+
+    // Runs kernel `name` over `items` work-items (rounded up to whole groups; kernels test their bound).
+    template <class... Args>
+    void run(ProgramId prog, const std::string& name, std::size_t items, const Args&... args) {
+        if (items == 0) return;
+        std::lock_guard<std::mutex> lock(mutex_);
+        KernelEntry& k = kernel(prog, name);
+        set_args(k.kernel, name, args...);
+        const std::size_t local = k.launch_group;
+        enqueue(k.kernel, name, (items + local - 1) / local * local, local);
+    }
+
+    // Runs `groups` work-groups of `local` work-items (a size from group_size()).
+    template <class... Args>
+    void run_groups(ProgramId prog, const std::string& name, std::size_t groups, std::size_t local,
+                    const Args&... args) {
+        if (groups == 0) return;
+        std::lock_guard<std::mutex> lock(mutex_);
+        KernelEntry& k = kernel(prog, name);
+        set_args(k.kernel, name, args...);
+        enqueue(k.kernel, name, groups * local, local);
+    }
+
+    // Largest power of two <= cap that kernel `name` accepts as a work-group size.
+    std::size_t group_size(ProgramId prog, const std::string& name, std::size_t cap);
+
+    // Device-side copy of bytes between buffers.
+    void copy_buffer(cl_mem from, cl_mem to, std::size_t bytes);
+
+protected:
+    std::shared_ptr<Storage> k_alloc(DType dtype, std::int64_t n) override;
+    void k_upload(Tensor& out, const void* host) override;
+    void k_download(const Tensor& x, void* host) override;
+    void k_fill(Tensor& out, double value) override;
+    void k_arange(Tensor& out) override;
+    void k_cast(const Tensor& x, Tensor& out) override;
+    void k_unary(UnaryOp op, const Tensor& x, Tensor& out) override;
+    void k_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out, const BroadcastPlan& plan) override;
+    void k_where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out,
+                 const BroadcastPlan& plan) override;
+    void k_reduce(ReduceOp op, const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                  Tensor& out) override;
+    void k_transpose(const Tensor& x, const std::vector<int>& perm, Tensor& out) override;
+    void k_concat(const std::vector<Tensor>& xs, std::int64_t outer, Tensor& out) override;
+    void k_gather(const Tensor& x, const Tensor& index, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                  Tensor& out) override;
+    Tensor k_masked_select(const Tensor& x, const Tensor& mask) override;
+    void k_sort(const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, Tensor& out) override;
+    void k_matmul(const Tensor& a, const Tensor& b, std::int64_t batch, std::int64_t m, std::int64_t k,
+                  std::int64_t n, bool a_batched, bool b_batched, Tensor& out) override;
+    void k_random(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset,
+                  Tensor& out) override;
+
+private:
+    struct KernelEntry {
+        cl_kernel kernel = nullptr;
+        std::size_t max_group = 1;     // CL_KERNEL_WORK_GROUP_SIZE
+        std::size_t launch_group = 1;  // group size for run()
+    };
+
+    KernelEntry& kernel(ProgramId prog, const std::string& name);  // mutex_ held
+    void enqueue(cl_kernel k, const std::string& name, std::size_t global, std::size_t local);
+
+    static void set_one(cl_kernel k, const std::string& name, cl_uint i, std::size_t size, const void* p);
+    static void set_arg(cl_kernel k, const std::string& name, cl_uint i, const Tensor& t) {
+        cl_mem m = mem_of(t);
+        set_one(k, name, i, sizeof(cl_mem), &m);
+    }
+    static void set_arg(cl_kernel k, const std::string& name, cl_uint i, cl_mem m) {
+        set_one(k, name, i, sizeof(cl_mem), &m);
+    }
+    static void set_arg(cl_kernel k, const std::string& name, cl_uint i, const LocalMem& l) {
+        set_one(k, name, i, l.bytes, nullptr);
+    }
+    static void set_arg(cl_kernel k, const std::string& name, cl_uint i, const ClPlan& p) = delete;
+    template <class T>
+        requires(std::is_arithmetic_v<T> || std::is_same_v<T, cl_long8>)
+    static void set_arg(cl_kernel k, const std::string& name, cl_uint i, const T& v) {
+        static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 64, "pass cl_int, cl_long, cl_float...");
+        set_one(k, name, i, sizeof(T), &v);
+    }
+    template <class... Args>
+    static void set_args(cl_kernel k, const std::string& name, const Args&... args) {
+        cl_uint i = 0;
+        (set_arg(k, name, i++, args), ...);
+    }
+
+    DeviceContext* dev_ = nullptr;
+    cl_command_queue queue_ = nullptr;
+    std::mutex mutex_;
+    std::map<std::pair<int, std::string>, KernelEntry> kernels_;
+};
+
+}  // namespace hf::ocl

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds hfcore (release preset: core, cpu, opencl and cuda plugins, CLI, tests) and runs every test.
+# Installs missing Debian packages first, so a fresh machine needs nothing else.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+# PoCL compiles OpenCL kernels on first use; keep its cache with the build so later runs start warm.
+export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$PWD/build/pocl-cache}"
+mkdir -p "$POCL_CACHE_DIR"
+cmake --preset release
+cmake --build --preset release
+ctest --preset release -j2

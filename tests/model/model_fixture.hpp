@@ -1,0 +1,60 @@
+// Loads a pyhf reference fixture (tests/reference/model/*.json) and builds the same model with hfcore.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hfcore/json.hpp"
+#include "hfcore/model.hpp"
+#include "hfcore/workspace.hpp"
+#include "test_support.hpp"
+
+namespace hf::test {
+
+struct Fixture {
+    std::string name;
+    json::Value doc;
+    ModelSpec spec;
+    std::vector<double> data;  // main + aux, from pyhf
+};
+
+inline std::vector<std::string> fixture_names() {
+    auto index = json::parse(read_text(source_dir() / "tests/reference/model/index.json"));
+    std::vector<std::string> names;
+    for (const auto& [name, _] : index["fixtures"].as_object()) names.push_back(name);
+    return names;
+}
+
+inline std::vector<double> numbers(const json::Value& arr) {
+    std::vector<double> v;
+    for (const auto& x : arr.as_array()) v.push_back(x.as_double());
+    return v;
+}
+
+inline Fixture load_fixture(const std::string& name) {
+    Fixture f;
+    f.name = name;
+    f.doc = json::parse(read_text(source_dir() / "tests/reference/model" / (name + ".json")));
+    const auto& src = f.doc["source"].as_array();
+    const auto& build = f.doc["build"];
+    Workspace ws = Workspace::load_file((shared_dir() / src[0].as_string()).string());
+    ModelRequest req;
+    req.measurement_name = build["measurement"].as_string();
+    if (const auto* patches = build.find("patches"))
+        for (const auto& p : patches->as_array())
+            req.patches.push_back(JsonPatch::load_file((shared_dir() / p.as_string()).string()));
+    const auto& ms = f.doc["modifier_settings"];
+    req.settings.normsys_interpcode = ms["normsys"]["interpcode"].as_string();
+    req.settings.histosys_interpcode = ms["histosys"]["interpcode"].as_string();
+    req.poi = f.doc["poi_name"].is_null() ? std::string() : f.doc["poi_name"].as_string();
+    f.spec = ws.model_spec(req);
+    f.data = numbers(f.doc["data"]);
+    return f;
+}
+
+// |a - b| <= rtol |b| + atol
+inline bool close(double a, double b, double rtol, double atol = 0.0) {
+    return std::abs(a - b) <= rtol * std::abs(b) + atol;
+}
+
+}  // namespace hf::test

@@ -1,0 +1,105 @@
+// The analytic gradient of logpdf against finite differences (64b), and the fused kernels against the Tier 1
+// fallback (logpdf, gradient, expected data), on every reference workspace.
+#include <cmath>
+
+#include "model_fixture.hpp"
+
+namespace hf::test {
+namespace {
+
+class ModelGradient : public ::testing::TestWithParam<std::string> {};
+
+// The likelihood is smooth on the scale of the parameter itself (interpolations, products, Poisson terms);
+// Gaussian constraints are quadratic, so any step is exact for them.
+std::vector<double> step_sizes(const std::vector<double>& x) {
+    std::vector<double> h(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) h[i] = 1e-4 * std::max(std::abs(x[i]), 1.0);
+    return h;
+}
+
+// What float rounding alone can make a difference quotient wrong by: the terms of logpdf that round (main
+// counts, |logpdf| itself, and for a Poisson-constrained parameter tau * par) times a few ulps, over the step.
+std::vector<double> noise_floor(const Model& m, const std::vector<double>& x, const std::vector<double>& data,
+                                double logpdf, const std::vector<double>& h) {
+    double scale = std::abs(logpdf);
+    for (std::int64_t b = 0; b < m.n_main(); ++b) scale += std::abs(data[b]);
+    std::vector<double> floor(x.size());
+    for (const auto& ps : m.parameter_sets())
+        for (std::int64_t i = 0; i < ps.n; ++i) {
+            std::size_t k = static_cast<std::size_t>(ps.offset + i);
+            double s = scale + (ps.constraint == "poisson" ? ps.factors[i] * std::abs(x[k]) : 0.0);
+            floor[k] = 8 * 2.22e-16 * s / h[k];
+        }
+    return floor;
+}
+
+TEST_P(ModelGradient, AnalyticMatchesFiniteDifferences) {
+    HF_REQUIRE_SHARED();
+    Fixture f = load_fixture(GetParam());
+    Model m(f.spec, load_backend("cpu"));
+    Backend& b = *m.backend();
+    Tensor data = b.from_host(f.data);
+    const auto& points = f.doc["points"].as_array();
+    const std::int64_t P = m.n_pars();
+    // Point 0 is the suggested init: alpha = 0 sits on the kink of code0/code1, so only the random points.
+    for (std::size_t k = 1; k < points.size(); ++k) {
+        auto x = numbers(points[k]["pars"]);
+        std::vector<double> grad;
+        double lp0 = m.logpdf_and_grad(x, data, grad);
+        auto h = step_sizes(x);
+        auto floor = noise_floor(m, x, f.data, lp0, h);
+        // Richardson-extrapolated central differences, all 4P evaluations in one batch.
+        std::vector<double> batch;
+        for (std::int64_t i = 0; i < P; ++i)
+            for (double s : {1.0, -1.0, 2.0, -2.0}) {
+                auto y = x;
+                y[i] += s * h[i];
+                batch.insert(batch.end(), y.begin(), y.end());
+            }
+        auto lp = m.logpdf_batch(batch, 4 * P, f.data);
+        for (std::int64_t i = 0; i < P; ++i) {
+            double d1 = lp[4 * i] - lp[4 * i + 1], d2 = lp[4 * i + 2] - lp[4 * i + 3];
+            double fd = (8 * d1 - d2) / (12 * h[i]);
+            EXPECT_TRUE(close(grad[i], fd, 1e-6, 1e-8 + floor[i]))
+                << f.name << " point " << k << " d/d " << m.par_names()[i] << ": analytic " << grad[i] << " fd " << fd
+                << " (rounding floor " << floor[i] << ")";
+        }
+    }
+}
+
+TEST_P(ModelGradient, FusedMatchesFallback) {
+    HF_REQUIRE_SHARED();
+    Fixture f = load_fixture(GetParam());
+    auto backend = load_backend("cpu");
+    Model fused(f.spec, backend);
+    ModelOptions o;
+    o.prefer_fused = false;
+    Model fallback(f.spec, backend, o);
+    ASSERT_STRNE(fused.implementation(), fallback.implementation());
+    Backend& b = *backend;
+    const auto& points = f.doc["points"].as_array();
+    std::vector<double> all;
+    for (const auto& p : points) {
+        auto x = numbers(p["pars"]);
+        all.insert(all.end(), x.begin(), x.end());
+    }
+    const auto K = static_cast<std::int64_t>(points.size());
+    Tensor pars = b.from_host(all, {K, fused.n_pars()});
+    Tensor data = b.from_host(f.data);
+    Tensor g1, g2;
+    auto l1 = b.to_host_double(fused.logpdf(pars, data, &g1));
+    auto l2 = b.to_host_double(fallback.logpdf(pars, data, &g2));
+    for (std::int64_t k = 0; k < K; ++k) EXPECT_TRUE(close(l1[k], l2[k], 1e-12, 1e-12)) << k;
+    auto v1 = b.to_host_double(g1), v2 = b.to_host_double(g2);
+    ASSERT_EQ(v1.size(), v2.size());
+    for (std::size_t i = 0; i < v1.size(); ++i)
+        EXPECT_TRUE(close(v1[i], v2[i], 1e-10, 1e-9)) << f.name << " grad[" << i << "] " << v1[i] << " vs " << v2[i];
+    auto e1 = b.to_host_double(fused.expected_data(pars)), e2 = b.to_host_double(fallback.expected_data(pars));
+    for (std::size_t i = 0; i < e1.size(); ++i) EXPECT_TRUE(close(e1[i], e2[i], 1e-12, 1e-12)) << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFixtures, ModelGradient, ::testing::ValuesIn(fixture_names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace hf::test

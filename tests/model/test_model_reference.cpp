@@ -1,0 +1,93 @@
+// The model against pyhf's own numbers: parameter order and config, logpdf and expected data at suggested init
+// and 5 random points, for every reference workspace (validation cases, pyhf examples, eRJR with 66 patches).
+#include <cmath>
+
+#include "model_fixture.hpp"
+
+namespace hf::test {
+namespace {
+
+class ModelReference : public ::testing::TestWithParam<std::string> {};
+
+void check_config(const Model& m, const Fixture& f) {
+    std::vector<std::string> par_order, par_names;
+    for (const auto& v : f.doc["par_order"].as_array()) par_order.push_back(v.as_string());
+    for (const auto& v : f.doc["par_names"].as_array()) par_names.push_back(v.as_string());
+    EXPECT_EQ(m.par_order(), par_order);
+    EXPECT_EQ(m.par_names(), par_names);
+    EXPECT_EQ(m.suggested_init(), numbers(f.doc["suggested_init"]));
+    std::vector<std::pair<double, double>> bounds;
+    for (const auto& b : f.doc["suggested_bounds"].as_array()) bounds.emplace_back(b[0].as_double(), b[1].as_double());
+    EXPECT_EQ(m.suggested_bounds(), bounds);
+    std::vector<bool> fixed;
+    for (const auto& b : f.doc["suggested_fixed"].as_array()) fixed.push_back(b.as_bool());
+    EXPECT_EQ(m.suggested_fixed(), fixed);
+    EXPECT_EQ(m.auxdata(), numbers(f.doc["auxdata"]));
+    if (f.doc["poi_name"].is_null())
+        EXPECT_EQ(m.poi_index(), -1);
+    else
+        EXPECT_EQ(m.poi_index(), static_cast<std::int64_t>(f.doc["poi_index"].as_double()));
+}
+
+void check_points(const Model& m, const Fixture& f, double rtol, double atol) {
+    const auto& points = f.doc["points"].as_array();
+    std::vector<double> all;
+    for (const auto& p : points) {
+        auto pars = numbers(p["pars"]);
+        all.insert(all.end(), pars.begin(), pars.end());
+        auto expected = m.expected_data(pars);
+        auto ref = numbers(p["expected_data"]);
+        ASSERT_EQ(expected.size(), ref.size());
+        for (std::size_t i = 0; i < ref.size(); ++i)
+            EXPECT_TRUE(close(expected[i], ref[i], rtol, atol))
+                << f.name << " " << p["label"].as_string() << " expected_data[" << i << "]: " << expected[i]
+                << " vs pyhf " << ref[i];
+    }
+    // One batched evaluation of every point.
+    auto logpdf = m.logpdf_batch(all, static_cast<std::int64_t>(points.size()), f.data);
+    for (std::size_t k = 0; k < points.size(); ++k) {
+        // pyhf's own logpdf carries its float rounding (up to 2e-3 on eRJR, where Poisson constraints with
+        // tau ~ 1e11 cancel terms of 5e12); logpdf_exact is the same likelihood at 50 digits (mpmath).
+        double exact = points[k]["logpdf_exact"].as_double();
+        double pyhf = points[k]["logpdf"].as_double();
+        double pyhf_rounding = points[k]["logpdf_pyhf_rounding"].as_double();
+        EXPECT_TRUE(close(logpdf[k], exact, rtol, atol))
+            << f.name << " " << points[k]["label"].as_string() << " logpdf " << logpdf[k] << " vs exact " << exact
+            << " (rel " << std::abs(logpdf[k] - exact) / std::abs(exact) << ")";
+        EXPECT_TRUE(close(logpdf[k], pyhf, rtol, atol + pyhf_rounding))
+            << f.name << " " << points[k]["label"].as_string() << " logpdf " << logpdf[k] << " vs pyhf " << pyhf;
+    }
+}
+
+TEST_P(ModelReference, Cpu64MatchesPyhfTo1e12) {
+    HF_REQUIRE_SHARED();
+    Fixture f = load_fixture(GetParam());
+    Model m(f.spec, load_backend("cpu"));
+    check_config(m, f);
+    check_points(m, f, 1e-12, 1e-12);
+}
+
+TEST_P(ModelReference, Cpu32MatchesPyhfTo1e5) {
+    HF_REQUIRE_SHARED();
+    Fixture f = load_fixture(GetParam());
+    LoadOptions o;
+    o.precision = "32b";
+    Model m(f.spec, load_backend("cpu", o));
+    check_points(m, f, 1e-5, 1e-5);
+}
+
+TEST_P(ModelReference, FallbackMatchesPyhfTo1e12) {
+    HF_REQUIRE_SHARED();
+    Fixture f = load_fixture(GetParam());
+    ModelOptions opt;
+    opt.prefer_fused = false;
+    Model m(f.spec, load_backend("cpu"), opt);
+    EXPECT_STREQ(m.implementation(), "tier-1 fallback");
+    check_points(m, f, 1e-12, 1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFixtures, ModelReference, ::testing::ValuesIn(fixture_names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace hf::test
