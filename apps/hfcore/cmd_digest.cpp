@@ -18,7 +18,8 @@ const hf::cli::Register reg(
         auto o = std::make_shared<Options>();
         sub.add_option("workspace", o->workspace, "Workspace JSON file ('-' for standard input)")->capture_default_str();
         sub.add_option("-a,--algorithm", o->algorithms,
-                       "The hashing algorithm used to compute the workspace digest (repeatable; default sha256)");
+                       "The hashing algorithm used to compute the workspace digest (repeatable; default sha256)")
+            ->allow_extra_args(false);
         sub.add_flag("-j,--json,!-p,!--plaintext", o->json,
                      "Output the hash values as a JSON dictionary or plaintext strings");
         return [o]() {

@@ -18,11 +18,15 @@ const hf::cli::Register reg("rename", "Rename components of the workspace (pyhf 
     sub.add_option("workspace", o->workspace, "Workspace JSON file ('-' for standard input)")->capture_default_str();
     sub.add_option("--output-file", o->output_file,
                    "The location of the output json file. If not specified, prints to screen.");
-    sub.add_option("-c,--channel", o->rename.channels, "Rename a channel (repeatable)")->type_name("<OLD> <NEW>");
-    sub.add_option("-s,--sample", o->rename.samples, "Rename a sample (repeatable)")->type_name("<OLD> <NEW>");
-    sub.add_option("-m,--modifier", o->rename.modifiers, "Rename a modifier (repeatable)")->type_name("<OLD> <NEW>");
+    sub.add_option("-c,--channel", o->rename.channels, "Rename a channel (repeatable)")->type_name("<OLD> <NEW>")
+        ->allow_extra_args(false);
+    sub.add_option("-s,--sample", o->rename.samples, "Rename a sample (repeatable)")->type_name("<OLD> <NEW>")
+        ->allow_extra_args(false);
+    sub.add_option("-m,--modifier", o->rename.modifiers, "Rename a modifier (repeatable)")->type_name("<OLD> <NEW>")
+        ->allow_extra_args(false);
     sub.add_option("--measurement", o->rename.measurements, "Rename a measurement (repeatable)")
-        ->type_name("<OLD> <NEW>");
+        ->type_name("<OLD> <NEW>")
+        ->allow_extra_args(false);
     return [o]() {
         hf::cli::write_json_output(hf::Workspace::load_file(o->workspace).rename(o->rename).json(), o->output_file);
         return 0;

@@ -134,6 +134,7 @@ private:
         auto digit = [&](std::size_t k) { return k < t_.size() && t_[k] >= '0' && t_[k] <= '9'; };
         std::size_t k = i_;
         if (t_[k] == '-') ++k;
+        if (t_.substr(k, 8) == "Infinity") return fail(start, "'-Infinity' is not JSON: non-finite numbers are not accepted");
         if (!digit(k)) return fail(start, "invalid number: a digit must follow '-'");
         bool integer = true;
         if (t_[k] == '0') {

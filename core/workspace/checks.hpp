@@ -25,10 +25,12 @@ std::vector<ParameterConfig> parameters_from_json(const json::Value& params, con
                                                   const std::string& base);
 
 // ---- pyhf's semantic rules ----
-// Rules on the channels alone (hold for any measurement): duplicate channels / samples / modifiers, bin counts
-// of samples and modifier data, parameter names shared by incompatible modifiers, shapesys shared by samples,
-// staterror coverage.
-void check_channels(const std::vector<ChannelSpec>& channels, const std::string& source);
+// Rules on the channels alone. Structure (checked when a workspace is loaded): duplicate channels / samples /
+// modifiers, bin counts of samples and modifier data. Parameters (checked for a model, like pyhf does when it
+// builds one; combine, prune and patches can create or resolve them): parameter names shared by incompatible
+// modifiers, a shapesys shared by samples, staterror coverage.
+enum class ChannelRules { Structure, StructureAndParameters };
+void check_channels(const std::vector<ChannelSpec>& channels, const std::string& source, ChannelRules rules);
 // Every channel has one observation with its number of bins.
 void check_observations(const WorkspaceSpec& ws);
 // Rules that need one measurement: parameter configs (duplicates, attributes the modifier does not use,

@@ -61,7 +61,8 @@ std::map<std::string, ParamInfo> parameters_of(const std::vector<ChannelSpec>& c
 
 }  // namespace
 
-void check_channels(const std::vector<ChannelSpec>& channels, const std::string& source) {
+void check_channels(const std::vector<ChannelSpec>& channels, const std::string& source, ChannelRules rules) {
+    const bool parameters = rules == ChannelRules::StructureAndParameters;
     auto fail = [&](const std::string& path, const std::string& what) { throw InputError(source, path, what); };
     std::map<std::string, const ChannelSpec*> channel_seen;
     std::map<std::string, ParamInfo> params;
@@ -103,6 +104,7 @@ void check_channels(const std::vector<ChannelSpec>& channels, const std::string&
                 } else if (m.type == "shapesys" || m.type == "staterror") {
                     check_len(m.vals, dp);
                 }
+                if (!parameters) continue;
                 // One parameter name, several modifiers: only compatible requirements may meet.
                 auto [pit, fresh] = params.try_emplace(m.name, ParamInfo{m.type, s.data.size(), &m});
                 if (!fresh) {

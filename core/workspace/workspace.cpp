@@ -13,7 +13,7 @@ using json::Value;
 Workspace::Workspace(json::Value doc, std::string source) : doc_(std::move(doc)) {
     detail::check_workspace_schema(doc_, source);
     spec_ = detail::workspace_spec_from_json(doc_, source);
-    detail::check_channels(spec_.channels, source);
+    detail::check_channels(spec_.channels, source, detail::ChannelRules::Structure);
     detail::check_observations(spec_);
 }
 
@@ -88,6 +88,7 @@ ModelSpec Workspace::model_spec(const ModelRequest& request) const {
     if (request.patches.empty()) {
         out.channels = spec_.channels;
         out.source = source();
+        detail::check_channels(out.channels, out.source, detail::ChannelRules::StructureAndParameters);
     } else {
         // pyhf applies the patches to {"channels", "parameters"}, then validates it as a model.
         std::string src = source();
@@ -98,7 +99,7 @@ ModelSpec Workspace::model_spec(const ModelRequest& request) const {
         for (const auto& p : request.patches) p.apply_in_place(model);
         detail::check_model_schema(model, src);
         out.channels = detail::channels_from_json(model["channels"], src, "channels");
-        detail::check_channels(out.channels, src);
+        detail::check_channels(out.channels, src, detail::ChannelRules::StructureAndParameters);
         const Value* patched = model.find("parameters");
         const Value empty = json::Array{};
         if (!patched || !(*patched == params))
@@ -150,7 +151,7 @@ ModelSpec model_spec_from_json(const json::Value& model, const std::string& sour
     out.source = source;
     out.settings = settings;
     out.channels = detail::channels_from_json(model["channels"], source, "channels");
-    detail::check_channels(out.channels, source);
+    detail::check_channels(out.channels, source, detail::ChannelRules::StructureAndParameters);
     if (const Value* p = model.find("parameters"))
         out.measurement.parameters = detail::parameters_from_json(*p, source, "parameters");
     out.measurement.poi = poi;

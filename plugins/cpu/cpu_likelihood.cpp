@@ -1,10 +1,11 @@
 // Tier 2 of the cpu plugin: the packed HistFactory likelihood evaluated with plain loops over its CSR arrays.
 //
 // Per point: each distinct multiplicative term (parameter, kind, lo, hi, coefficients) is evaluated once and
-// shared by every element that uses it; elements then cost a few multiplies. The Poisson terms are summed as
-// n log(rate/n) + (n - rate) plus a per-data constant n log n - n - lgamma(n + 1) (cached per data tensor):
-// the same value as the textbook form, but without the cancellation of two large numbers, which is what keeps
-// 32b NLL differences meaningful for fits. Sums accumulate in double with Neumaier compensation.
+// shared by every element that uses it; elements then cost a few multiplies. The Poisson terms use the
+// cancellation-free arrangement of hf_likelihood_math.h (hf_poisson_logpdf, hf_poisson_constraint_logpdf); their
+// data-only parts (hf_poisson_const, and aux log(tau/aux) + aux - tau of the constraints) are computed in double
+// once per data tensor and cached, so a call evaluates only what depends on the parameters. Sums accumulate in
+// double with Neumaier compensation, which keeps 32b NLL differences meaningful for fits.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -71,6 +72,8 @@ struct Math<float> {
     }
     static float xlogy(float x, float y) { return lm32::hf_xlogy(x, y); }
 };
+// Data-only constants are computed in double whatever the backend precision.
+inline double poisson_const(double n) { return lm64::hf_poisson_const(n); }
 
 struct Neumaier {
     double s = 0, c = 0;
@@ -210,7 +213,7 @@ public:
             Scratch<R>& s = scratch<R>();
             s.fit(terms_.size(), E_, N_, d_par_.size(), max_f_, P_);
             for (i64 k = k0; k < k1; ++k) {
-                rates(pp + k * P_, s, false);
+                rates<false>(pp + k * P_, s);
                 std::copy_n(s.rate.data(), N_, po + k * N_);
             }
         });
@@ -294,21 +297,23 @@ private:
         return buf.data();
     }
 
-    // Sum over bins of n log n - n - lgamma(n + 1), over Poisson constraints the same in aux, plus the Gaussian
-    // normalisations: depends on the data only, so it is cached for the last data tensor (tensors are immutable;
-    // holding the tensor keeps its storage, hence the key, alive).
+    // The data-only part of logpdf: hf_poisson_const over the main bins; aux log(tau/aux) + (aux - tau) +
+    // hf_poisson_const(aux) over Poisson constraints; the Gaussian normalisations. Cached for the last data tensor
+    // (tensors are immutable; holding the tensor keeps its storage, hence the key, alive).
     std::shared_ptr<const std::vector<double>> data_constants(const Tensor& data, const R* dp, i64 rows) {
         std::lock_guard<std::mutex> lock(cache_mutex_);
         if (cached_data_.defined() && cached_data_.storage() == data.storage() && cached_rows_ == rows &&
             cached_data_.dtype() == data.dtype())
             return cached_consts_;
         auto c = std::make_shared<std::vector<double>>(static_cast<std::size_t>(rows), gauss_const_);
-        auto part = [](double n) { return n > 0 ? n * std::log(n) - n - special::lgamma(n + 1) : -special::lgamma(n + 1); };
         for (i64 r = 0; r < rows; ++r) {
             const R* d = dp + r * (N_ + A_);
             Neumaier acc;
-            for (i64 b = 0; b < N_; ++b) acc.add(part(static_cast<double>(d[b])));
-            for (std::size_t q = 0; q < q_aux_.size(); ++q) acc.add(part(static_cast<double>(d[N_ + q_aux_[q]])));
+            for (i64 b = 0; b < N_; ++b) acc.add(poisson_const(static_cast<double>(d[b])));
+            for (std::size_t q = 0; q < q_aux_.size(); ++q) {
+                const double a = static_cast<double>(d[N_ + q_aux_[q]]), tau = static_cast<double>(q_tau_[q]);
+                if (a > 0) acc.add(a * std::log(tau / a) + (a - tau) + poisson_const(a));
+            }
             (*c)[r] += acc.value();
         }
         cached_data_ = data;
@@ -318,7 +323,8 @@ private:
     }
 
     // Fills s.rate (and s.base, s.prodf, s.tv, s.dtv, s.dd for the gradient).
-    void rates(const R* par, Scratch<R>& s, bool with_derivs) const {
+    template <bool with_derivs>
+    void rates(const R* par, Scratch<R>& s) const {
         const std::size_t T = terms_.size();
         for (std::size_t u = 0; u < T; ++u) {
             const Term<R>& t = terms_[u];
@@ -336,11 +342,11 @@ private:
             for (i32 d = d_off_[e], d1 = d_off_[e + 1]; d < d1; ++d) {
                 R dd;
                 b += Math<R>::delta(d_kind_[d], par[d_par_[d]], d_lo_[d], d_nom_[d], d_hi_[d], &dd);
-                if (with_derivs) s.dd[d] = dd;
+                if constexpr (with_derivs) s.dd[d] = dd;
             }
             R pf = R(1);
             for (i32 f = f_off_[e], f1 = f_off_[e + 1]; f < f1; ++f) pf *= tv[f_term_[f]];
-            if (with_derivs) {
+            if constexpr (with_derivs) {
                 s.base[e] = b;
                 s.prodf[e] = pf;
             }
@@ -350,7 +356,8 @@ private:
 
     R eval(const R* par, const R* data, double constant, R* grad, Scratch<R>& s) const {
         const bool g = grad != nullptr;
-        rates(par, s, g);
+        if (g) rates<true>(par, s);
+        else rates<false>(par, s);
         Neumaier acc;
         for (i64 b = 0; b < N_; ++b) {
             const R n = data[b], lam = s.rate[b];
@@ -365,9 +372,10 @@ private:
             acc.add(-0.5 * static_cast<double>(z) * static_cast<double>(z) * g_inv_var_[i]);
         }
         for (std::size_t i = 0; i < q_par_.size(); ++i) {
-            const R a = aux[q_aux_[i]], lam = q_tau_[i] * par[q_par_[i]];
-            acc.add(a > R(0) ? static_cast<double>(Math<R>::xlogy(a, lam / a)) + (static_cast<double>(a) - lam)
-                             : -static_cast<double>(lam));
+            // hf_poisson_constraint_logpdf less its data-only part: aux log(par) - (par - 1) tau
+            const R a = aux[q_aux_[i]], p = par[q_par_[i]], tau = q_tau_[i];
+            acc.add(a > R(0) ? static_cast<double>(Math<R>::xlogy(a, p)) - static_cast<double>((p - R(1)) * tau)
+                             : -static_cast<double>(p * tau));
         }
         const double value = acc.value() + constant;
         if (g) gradient(par, data, s, grad);

@@ -33,8 +33,12 @@ std::string cpu_model_name() {
 }
 
 unsigned cpu_threads() {
-    unsigned n = std::thread::hardware_concurrency();
-    return n == 0 ? 1u : n;
+    // Cached: hardware_concurrency() reads /sys on every call, which the fused likelihood would pay per call.
+    static const unsigned n = [] {
+        unsigned h = std::thread::hardware_concurrency();
+        return h == 0 ? 1u : h;
+    }();
+    return n;
 }
 
 CpuBackend::CpuBackend(Precision precision) : Backend(precision) {}

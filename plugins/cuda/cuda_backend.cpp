@@ -93,8 +93,8 @@ CudaBackend::CudaBackend(Precision precision, int device) : Backend(precision), 
     }
     cublasStatus_t st = cublasCreate(&blas_);
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetStream(blas_, stream_);
-    // No TF32 or other reduced-precision shortcuts: 32b means IEEE single precision throughout.
-    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(blas_, CUBLAS_PEDANTIC_MATH);
+    // The default mode keeps at least the requested precision (no TF32 for 32b unless asked for).
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(blas_, CUBLAS_DEFAULT_MATH);
     if (st != CUBLAS_STATUS_SUCCESS) {
         if (blas_) cublasDestroy(blas_);
         cudaStreamDestroy(stream_);

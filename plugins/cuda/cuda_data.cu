@@ -193,7 +193,7 @@ __device__ inline void compare_swap(T& lo, T& hi, bool asc) {
 template <class T>
 __global__ void sort_shared_kernel(const T* x, std::int64_t segments, std::int64_t n, std::int64_t inner, int P,
                                    T* out) {
-    extern __shared__ unsigned char raw[];
+    extern __shared__ __align__(16) unsigned char raw[];
     T* sh = reinterpret_cast<T*>(raw);
     for (std::int64_t seg = blockIdx.x; seg < segments; seg += gridDim.x) {
         const std::int64_t o = seg / inner, in = seg % inner;

@@ -84,17 +84,4 @@ __device__ inline U convert(T v) {
     }
 }
 
-// Offset of output element i in operand k under a broadcast plan.
-__device__ inline std::int64_t bcast_offset(const Bcast& p, int k, std::int64_t i) {
-    if (p.trivial) return i;
-    std::int64_t off = 0;
-    for (int d = p.ndim - 1; d >= 0; --d) {
-        std::int64_t extent = p.shape[d];
-        std::int64_t idx = i % extent;
-        i /= extent;
-        off += idx * p.stride[k][d];
-    }
-    return off;
-}
-
 }  // namespace hf::cuda

@@ -208,6 +208,12 @@ cl_program DeviceContext::program(ProgramId id) {
     if (std::getenv("HFCORE_TRACE_OPENCL")) {
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::fprintf(stderr, "hfcore opencl: built program %s for %s in %.2f s\n", program_name(id), name_.c_str(), s);
+        std::size_t n = 0;
+        clGetProgramBuildInfo(prog, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+        std::string log(n, '\0');
+        if (n) clGetProgramBuildInfo(prog, device_, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+        log = trim_nul(log);
+        if (!log.empty()) std::fprintf(stderr, "%s\n", log.c_str());
     }
     slot = prog;
     return slot;

@@ -149,6 +149,16 @@ void OpenCLBackend::k_upload(Tensor& out, const void* host) {
     if (bytes == 0) return;
     check(clEnqueueWriteBuffer(queue_, mem_of(out), CL_TRUE, 0, bytes, host, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer (upload)");
+    if (out.dtype() == DType::i64) {
+        auto& st = out.storage_as<ClStorage>();
+        const auto* v = static_cast<const std::int64_t*>(host);
+        st.known_range = true;
+        st.lo = st.hi = v[0];
+        for (std::int64_t i = 1; i < out.size(); ++i) {
+            if (v[i] < st.lo) st.lo = v[i], st.lo_pos = i;
+            if (v[i] > st.hi) st.hi = v[i], st.hi_pos = i;
+        }
+    }
 }
 
 void OpenCLBackend::k_download(const Tensor& x, void* host) {
@@ -178,6 +188,14 @@ void OpenCLBackend::k_arange(Tensor& out) {
     if (out.dtype() == DType::boolean) throw ShapeError("opencl: arange of bool");
     const cl_long n = out.size();
     run(program_for(out.dtype()), std::string("arange_") + dtype_suffix(out.dtype()), n, n, out);
+    if (out.dtype() == DType::i64 && n > 0) {
+        auto& st = out.storage_as<ClStorage>();
+        st.known_range = true;
+        st.lo = 0;
+        st.hi = n - 1;
+        st.lo_pos = 0;
+        st.hi_pos = n - 1;
+    }
 }
 
 void OpenCLBackend::k_cast(const Tensor& x, Tensor& out) {

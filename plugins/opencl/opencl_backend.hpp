@@ -22,6 +22,11 @@ namespace hf::ocl {
 struct ClStorage final : Storage {
     cl_mem mem = nullptr;
     std::size_t bytes = 0;
+    // For i64 data whose values the host saw (uploads, arange): the smallest and largest value and where they
+    // are, so that gather can refuse out-of-range indices without reading anything back. Tensors never change
+    // after creation, so the range stays true.
+    bool known_range = false;
+    std::int64_t lo = 0, hi = 0, lo_pos = 0, hi_pos = 0;
     ~ClStorage() override {
         if (mem) clReleaseMemObject(mem);
     }

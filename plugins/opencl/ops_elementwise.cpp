@@ -45,7 +45,7 @@ void OpenCLBackend::k_unary(UnaryOp op, const Tensor& x, Tensor& out) {
     const cl_long n = x.size();
     const std::string sfx = dtype_suffix(t);
     if (op == UnaryOp::isfinite) {
-        run(program_for(t), "isfinite_" + sfx, n, n, x, out);
+        run(program_for(t), "is_finite_" + sfx, n, n, x, out);
         return;
     }
     run(program_for(t), "unary_" + sfx, n, static_cast<cl_int>(op), n, x, out);

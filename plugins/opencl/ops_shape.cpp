@@ -50,7 +50,15 @@ void OpenCLBackend::k_gather(const Tensor& x, const Tensor& index, std::int64_t 
     if (index.dtype() != DType::i64) throw ShapeError("opencl: gather index must be i64");
     program_for(x.dtype());
     const cl_long m = index.size();
-    if (n == 0) return;  // then m == 0 too, or the core refused the indices
+    // Indices whose values the host knows (uploaded or arange) are checked here, as the cpu plugin does, at no
+    // transfer cost. Indices computed on the device are not read back: the kernel clamps them into [0, n).
+    const auto& st = index.storage_as<ClStorage>();
+    if (m > 0 && (n == 0 || (st.known_range && (st.lo < 0 || st.hi >= n)))) {
+        const bool low = n == 0 || st.lo < 0;
+        throw ShapeError("opencl: gather index " + std::to_string(low ? st.lo : st.hi) + " at position " +
+                         std::to_string(low ? st.lo_pos : st.hi_pos) + " is out of range [0, " + std::to_string(n) +
+                         ")");
+    }
     run(ProgramId::copy, by_size("gather", x.dtype()), static_cast<std::size_t>(out.size()),
         static_cast<cl_long>(outer), static_cast<cl_long>(n), static_cast<cl_long>(inner), m, x, index, out);
 }

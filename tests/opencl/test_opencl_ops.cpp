@@ -1,5 +1,5 @@
 // Tier 1 behaviour specific to the opencl plugin (the conformance suite covers the common contract): accurate
-// device reductions, the bitonic sort on awkward sizes, masked_select, gather clamping, random numbers equal to
+// device reductions, the bitonic sort on awkward sizes, masked_select, gather index checks and clamping, random numbers equal to
 // the cpu plugin's.
 #include <gtest/gtest.h>
 
@@ -102,9 +102,14 @@ TEST_P(OpenCLOps, MaskedSelectKeepsOrderAcrossBlocks) {
     EXPECT_EQ(none.shape(), (hf::Shape{0}));
 }
 
-TEST_P(OpenCLOps, GatherClampsOutOfRangeIndicesOnTheDevice) {
+TEST_P(OpenCLOps, GatherChecksHostKnownIndicesAndClampsDeviceComputedOnes) {
     auto x = be->from_host({10, 11, 12, 13});
-    auto g = be->to_host_double(be->gather(x, be->from_host_index({3, -5, 99, 1}), 0));
+    // Uploaded (or arange) indices are known to the host: refused like the cpu plugin does, at no cost.
+    EXPECT_THROW(be->gather(x, be->from_host_index({3, -5, 1}), 0), hf::ShapeError);
+    EXPECT_THROW(be->gather(x, be->arange(5), 0), hf::ShapeError);
+    // Indices computed on the device are not read back: out-of-range ones are clamped into [0, n).
+    auto computed = be->binary(hf::BinaryOp::add, be->from_host_index({3, -5, 99, 1}), be->from_host_index({0, 0, 0, 0}));
+    auto g = be->to_host_double(be->gather(x, computed, 0));
     EXPECT_EQ(g, (std::vector<double>{13, 10, 13, 11}));
 }
 

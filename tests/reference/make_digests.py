@@ -187,6 +187,22 @@ def cli_outputs():
     return out
 
 
+def float_reprs():
+    """repr() of doubles (bit patterns as hex) for the float formatter."""
+    import math
+    import random
+    import struct
+
+    rng = random.Random(20250101)
+    values = [0.0, -0.0, 1.0, -1.0, 0.1, 1e-05, 0.0001, 1e16, 1e15, 9999999999999998.0, 5e-324, 2.2250738585072014e-308,
+              1.7976931348623157e308, 100.0, 123456789012345678.0, 2.5e-07, 0.30000000000000004, 1e22, 1e23]
+    values += [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0] for _ in range(3000)]
+    values += [rng.uniform(-1e6, 1e6) for _ in range(500)]
+    values += [rng.random() * 10.0 ** rng.randint(-30, 30) for _ in range(500)]
+    values += [float(rng.randint(-(2**60), 2**60)) for _ in range(200)]
+    return [[struct.pack(">d", v).hex(), repr(v)] for v in values if math.isfinite(v)]
+
+
 def main():
     good = [SIMPLE, BKG, f"{EX}/tests/test_scripts/example_bkgonly.json", "data/atlas-3l-erjr/BkgOnly.json"]
     good += sorted(
@@ -251,6 +267,7 @@ def main():
         "patchset": patchset,
         "operations": cases(),
         "cli": cli_outputs(),
+        "float_repr": float_reprs(),
     }
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w", encoding="utf-8") as f:

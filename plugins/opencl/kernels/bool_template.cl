@@ -16,7 +16,7 @@ __kernel void unary_b8(int op, long n, __global const uchar* x, __global uchar* 
     }
 }
 
-__kernel void isfinite_b8(long n, __global const uchar* x, __global uchar* out)
+__kernel void is_finite_b8(long n, __global const uchar* x, __global uchar* out)
 {
     long i = get_global_id(0);
     if (i < n) out[i] = (uchar)1;

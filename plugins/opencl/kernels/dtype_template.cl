@@ -10,7 +10,14 @@
 #endif
 
 /* a > b, with NaN above everything (NaN sorts last, as numpy does) */
-static inline int K(hf_gt)(T a, T b) { return a > b || (HF_T_ISNAN(a) && !HF_T_ISNAN(b)); }
+static inline int K(hf_gt)(T a, T b)
+{
+#ifdef HF_T_FLOAT
+    return a > b || (isnan(a) && !isnan(b));
+#else
+    return a > b;
+#endif
+}
 
 __kernel void K(compare)(int op, long n, int ndim, long8 shape, long8 sa, long8 sb, __global const T* a,
                          __global const T* b, __global uchar* out)

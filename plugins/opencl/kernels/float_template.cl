@@ -1,4 +1,5 @@
-/* Elementwise kernels for one floating type T (float or double; suffix SFX). W is the type the special
+/* Kernel names avoid OpenCL builtin names: PoCL defines some (isfinite) as object-like macros.
+ * Elementwise kernels for one floating type T (float or double; suffix SFX). W is the type the special
  * functions are evaluated in: double whenever the device has it, so float results are rounded once from a
  * double value, as the cpu plugin computes them. */
 #define K(name) HF_CAT(name, SFX)
@@ -143,7 +144,7 @@ __kernel void K(unary)(int op, long n, __global const T* x, __global T* out)
     out[i] = r;
 }
 
-__kernel void K(isfinite)(long n, __global const T* x, __global uchar* out)
+__kernel void K(is_finite)(long n, __global const T* x, __global uchar* out)
 {
     long i = get_global_id(0);
     if (i < n) out[i] = (uchar)(isfinite(x[i]) ? 1 : 0);

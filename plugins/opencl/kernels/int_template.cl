@@ -42,7 +42,7 @@ __kernel void K(unary)(int op, long n, __global const T* x, __global T* out)
     out[i] = r;
 }
 
-__kernel void K(isfinite)(long n, __global const T* x, __global uchar* out)
+__kernel void K(is_finite)(long n, __global const T* x, __global uchar* out)
 {
     long i = get_global_id(0);
     if (i < n) out[i] = (uchar)1;

@@ -1,0 +1,266 @@
+// hfcore_timer: times hfcore on a workload, driven by bench/compare_pyhf.py over stdin/stdout so that the
+// comparison can alternate hfcore and pyhf measurements in one run without paying process start and model
+// compilation per measurement.
+//
+// One JSON request per line on stdin, one JSON answer per line on stdout:
+//   {"cmd": "load", "id": "erjr", "workspace": "BkgOnly.json", "patches": ["patch.json"],
+//    "synthetic": [bins, nuisance] (instead of workspace), "backend": "cpu", "precision": "64b"}
+//     -> {"ok": true, "n_pars": P, "n_main": N, "n_aux": A, "seconds": load+compile time}
+//   {"cmd": "time", "id": "erjr", "task": "logpdf"|"logpdf_device"|"batch"|"grad"|"fit"|"hypotest"|
+//    "upper_limit", "k": 10000 (batch), "min_time": 0.2, "min_reps": 3, "max_reps": 1000}
+//     -> {"ok": true, "times": [seconds per call...], "median": s, "result": {...}}
+//   {"cmd": "quit"}
+// Errors answer {"ok": false, "error": "..."} and the program goes on.
+// With arguments instead (e.g. `hfcore_timer BkgOnly.json -p patch.json --task hypotest`), it loads one
+// workload, times one task and prints one answer.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/workloads.hpp"
+#include "hfcore/errors.hpp"
+#include "hfcore/infer.hpp"
+#include "hfcore/json.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace json = hf::json;
+
+struct Loaded {
+    hf::BackendPtr backend;
+    hf::bench::Workload w;
+    hf::Tensor data_device;
+};
+
+std::map<std::string, Loaded> g_loaded;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+json::Value to_json(const std::vector<double>& v) { return json::Array(v.begin(), v.end()); }
+template <std::size_t N>
+json::Value to_json(const std::array<double, N>& v) { return json::Array(v.begin(), v.end()); }
+
+std::string get_string(const json::Value& req, const char* key, const std::string& dflt) {
+    const auto* v = req.find(key);
+    return v && v->is_string() ? v->as_string() : dflt;
+}
+double get_number(const json::Value& req, const char* key, double dflt) {
+    const auto* v = req.find(key);
+    return v && v->is_number() ? v->as_double() : dflt;
+}
+
+json::Value cmd_load(const json::Value& req) {
+    const auto t0 = Clock::now();
+    const std::string id = get_string(req, "id", "default");
+    hf::LoadOptions lo;
+    lo.precision = get_string(req, "precision", "64b");
+    Loaded l;
+    l.backend = hf::load_backend(get_string(req, "backend", "cpu"), lo);
+    if (const auto* syn = req.find("synthetic")) {
+        const auto& a = syn->as_array();
+        l.w = hf::bench::load_workload_from_string(
+            id, hf::bench::synthetic_workspace(static_cast<std::int64_t>(a.at(0).as_double()),
+                                               static_cast<std::int64_t>(a.at(1).as_double())),
+            l.backend);
+    } else {
+        std::vector<std::string> patches;
+        if (const auto* p = req.find("patches"))
+            for (const auto& x : p->as_array()) patches.push_back(x.as_string());
+        l.w = hf::bench::load_workload(id, get_string(req, "workspace", ""), patches, l.backend);
+    }
+    l.data_device = l.backend->from_host(l.w.data);
+    json::Object out;
+    out.set("ok", json::Value(true));
+    out.set("n_pars", json::Value(l.w.model->n_pars()));
+    out.set("n_main", json::Value(l.w.model->n_main()));
+    out.set("n_aux", json::Value(l.w.model->n_aux()));
+    out.set("backend", json::Value(l.backend->description()));
+    out.set("implementation", json::Value(l.w.model->implementation()));
+    g_loaded[id] = std::move(l);
+    out.set("seconds", json::Value(seconds_since(t0)));
+    return out;
+}
+
+// Calls `fn` until min_time has passed and min_reps calls were made (at most max_reps). Calls shorter than
+// ~50 us are timed in groups so that the clock's overhead does not count.
+std::vector<double> repeat(const std::function<void()>& fn, double min_time, int min_reps, int max_reps) {
+    const auto t_probe = Clock::now();
+    fn();
+    const double first = seconds_since(t_probe);
+    int group = 1;
+    if (first < 50e-6) group = static_cast<int>(std::min(1000.0, 50e-6 / std::max(first, 1e-9)) + 1);
+    std::vector<double> times;
+    if (group == 1) times.push_back(first);  // a slow call is a sample of its own
+    const auto t_start = Clock::now();
+    while (static_cast<int>(times.size()) < max_reps &&
+           (static_cast<int>(times.size()) < min_reps || seconds_since(t_start) < min_time)) {
+        const auto t0 = Clock::now();
+        for (int i = 0; i < group; ++i) fn();
+        times.push_back(seconds_since(t0) / group);
+    }
+    return times;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+json::Value cmd_time(const json::Value& req) {
+    const std::string id = get_string(req, "id", "default");
+    auto it = g_loaded.find(id);
+    if (it == g_loaded.end()) throw hf::Error("no workload loaded with id '" + id + "'");
+    Loaded& l = it->second;
+    const hf::Model& m = *l.w.model;
+    const auto& data = l.w.data;
+    const std::string task = get_string(req, "task", "logpdf");
+    const double min_time = get_number(req, "min_time", 0.2);
+    const int min_reps = static_cast<int>(get_number(req, "min_reps", 3));
+    const int max_reps = static_cast<int>(get_number(req, "max_reps", 100000));
+    const std::vector<double> init = m.suggested_init();
+
+    json::Object result;
+    std::function<void()> fn;
+    if (task == "logpdf") {
+        double lp = 0;
+        fn = [&] { lp = m.logpdf(init, data); };
+        fn();
+        result.set("logpdf", json::Value(lp));
+    } else if (task == "logpdf_device") {
+        // Parameters and data already on the device: the evaluation alone plus one download.
+        hf::Tensor p = l.backend->from_host(init, {1, m.n_pars()});
+        fn = [&, p] { (void)l.backend->to_host_double(m.logpdf(p, l.data_device)); };
+    } else if (task == "batch") {
+        const auto k = static_cast<std::int64_t>(get_number(req, "k", 10000));
+        auto pts = std::make_shared<std::vector<double>>(hf::bench::parameter_points(m, k));
+        auto out = std::make_shared<std::vector<double>>();
+        fn = [&m, &data, pts, out, k] { *out = m.logpdf_batch(*pts, k, data); };
+        fn();
+        result.set("k", json::Value(k));
+        result.set("logpdf_first", json::Value(out->at(0)));
+    } else if (task == "grad") {
+        auto g = std::make_shared<std::vector<double>>();
+        fn = [&, g] { (void)m.logpdf_and_grad(init, l.data_device, *g); };
+    } else if (task == "fit") {
+        auto r = std::make_shared<hf::infer::FitResult>();
+        fn = [&, r] { *r = hf::infer::fit(m, data); };
+        fn();
+        result.set("twice_nll", json::Value(r->twice_nll));
+        result.set("converged", json::Value(r->converged));
+        result.set("reason", json::Value(r->reason));
+        result.set("mu_hat", json::Value(m.poi_index() >= 0 ? r->bestfit.at(m.poi_index()) : 0.0));
+        result.set("n_eval", json::Value(r->n_eval));
+    } else if (task == "hypotest") {
+        const double mu = get_number(req, "mu", 1.0);
+        auto r = std::make_shared<hf::infer::HypotestResult>();
+        fn = [&, r, mu] { *r = hf::infer::hypotest(mu, m, data); };
+        fn();
+        result.set("CLs_obs", json::Value(r->obs));
+        result.set("CLs_exp", to_json(r->exp));
+        result.set("twice_nll", json::Value(r->twice_nll_free));
+        result.set("converged", json::Value(r->converged));
+    } else if (task == "upper_limit") {
+        hf::infer::Toms748Options t;
+        t.rtol = get_number(req, "rtol", 1e-4);
+        auto r = std::make_shared<hf::infer::UpperLimitResult>();
+        fn = [&, r, t] { *r = hf::infer::upper_limit(m, data, t); };
+        fn();
+        result.set("obs", json::Value(r->obs));
+        result.set("exp", to_json(r->exp));
+        result.set("n_hypotests", json::Value(static_cast<std::int64_t>(r->scanned.size())));
+    } else {
+        throw hf::Error("unknown task '" + task + "'");
+    }
+    const auto times = repeat(fn, min_time, min_reps, max_reps);
+    json::Object out;
+    out.set("ok", json::Value(true));
+    out.set("task", json::Value(task));
+    out.set("times", to_json(times));
+    out.set("median", json::Value(median(times)));
+    out.set("result", json::Value(std::move(result)));
+    return out;
+}
+
+json::Value handle(const json::Value& req) {
+    const std::string cmd = get_string(req, "cmd", "");
+    if (cmd == "load") return cmd_load(req);
+    if (cmd == "time") return cmd_time(req);
+    if (cmd == "unload") {
+        g_loaded.erase(get_string(req, "id", "default"));
+        json::Object out;
+        out.set("ok", json::Value(true));
+        return out;
+    }
+    throw hf::Error("unknown cmd '" + cmd + "'");
+}
+
+json::Value guarded(const json::Value& req) {
+    try {
+        return handle(req);
+    } catch (const std::exception& e) {
+        json::Object out;
+        out.set("ok", json::Value(false));
+        out.set("error", json::Value(e.what()));
+        return out;
+    }
+}
+
+int usage() {
+    std::cerr << "usage: hfcore_timer                  (JSON requests on stdin, see the source)\n"
+                 "       hfcore_timer WORKSPACE [-p PATCH]... [--task T] [--k K] [--backend B] [--precision P]\n";
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc > 1) {
+        std::string a1 = argv[1];
+        if (a1 == "-h" || a1 == "--help") return usage();
+        json::Object load, time;
+        load.set("cmd", json::Value("load"));
+        load.set("workspace", json::Value(a1));
+        time.set("cmd", json::Value("time"));
+        json::Array patches;
+        for (int i = 2; i < argc; ++i) {
+            std::string a = argv[i];
+            if (i + 1 >= argc) return usage();
+            std::string v = argv[++i];
+            if (a == "-p" || a == "--patch") patches.emplace_back(v);
+            else if (a == "--task") time.set("task", json::Value(v));
+            else if (a == "--k") time.set("k", json::Value(std::stod(v)));
+            else if (a == "--backend") load.set("backend", json::Value(v));
+            else if (a == "--precision") load.set("precision", json::Value(v));
+            else return usage();
+        }
+        load.set("patches", json::Value(std::move(patches)));
+        json::Value r = guarded(json::Value(std::move(load)));
+        if (r.find("ok")->as_bool()) r = guarded(json::Value(std::move(time)));
+        std::cout << json::dump(r) << std::endl;
+        return r.find("ok")->as_bool() ? 0 : 1;
+    }
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.empty()) continue;
+        json::Value req;
+        try {
+            req = json::parse(line, "<stdin>");
+        } catch (const std::exception& e) {
+            json::Object out;
+            out.set("ok", json::Value(false));
+            out.set("error", json::Value(e.what()));
+            std::cout << json::dump(json::Value(std::move(out))) << std::endl;
+            continue;
+        }
+        if (get_string(req, "cmd", "") == "quit") break;
+        std::cout << json::dump(guarded(req)) << std::endl;
+    }
+    return 0;
+}

@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# One prepared run on a machine with an NVIDIA GPU: build libhfcore, the cuda and cpu plugins and the test
+# programs, run the cuda suite, the conformance suite and any benchmarks, and print a results table.
+#
+# The GPU machine has nvcc, CMake and g++ but no network and none of hfcore's Debian dependencies: prepare them
+# here first with tests/gpu/prepare-device-deps.sh (fills .devicedeps/ with .deb files), carry .devicedeps
+# along, and this script unpacks them into a private prefix (nothing is installed into /). Without
+# .devicedeps/ it builds against whatever the machine has.
+#
+# Usage (repo root):  bash tests/gpu/run-on-device.sh [results-dir]
+#   results-dir: defaults to $OUT (the device tool's folder), else build/gpu-results. At most 8 files land there.
+# Environment:
+#   HFCORE_GPU_ARCHS     CUDA architectures to build (default 90-real: the H200's own; the shipped default
+#                        list 75-real;80-real;90-real;90-virtual takes four times as long)
+#   HFCORE_GPU_JOBS      parallel build jobs (default: nproc)
+#   HFCORE_GPU_BUILD     build folder (default /tmp/hfcore-gpu-build)
+#   HFCORE_GPU_PREFIX    where .devicedeps is unpacked (default /tmp/hfcore-deps)
+#   HFCORE_GPU_DEADLINE  seconds after which remaining steps are skipped (default 520)
+#   HFCORE_GPU_CONFORMANCE_FILTER  gtest filter for the conformance suite (default: all)
+#   HFCORE_GPU_STEP_TIMEOUT  seconds allowed for each build step (default 300)
+set -u -o pipefail
+
+START=$(date +%s)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+RES=${1:-${OUT:-$ROOT/build/gpu-results}}
+BUILD=${HFCORE_GPU_BUILD:-/tmp/hfcore-gpu-build}
+PREFIX=${HFCORE_GPU_PREFIX:-/tmp/hfcore-deps}
+DEPS=$ROOT/.devicedeps
+JOBS=${HFCORE_GPU_JOBS:-$(nproc 2>/dev/null || echo 4)}
+ARCHS=${HFCORE_GPU_ARCHS:-90-real}
+DEADLINE=${HFCORE_GPU_DEADLINE:-520}
+CONF_FILTER=${HFCORE_GPU_CONFORMANCE_FILTER:-*}
+STEP_LIMIT=${HFCORE_GPU_STEP_TIMEOUT:-300}
+ARCH_TRIPLET=x86_64-linux-gnu
+mkdir -p "$RES"
+SUMMARY=$RES/summary.txt
+BUILDLOG=$RES/build.log
+: >"$BUILDLOG"
+
+ROWS=()
+FAILS=0
+# row NAME STATUS SECONDS NOTE
+row() { ROWS+=("$(printf '%-22s %-7s %5ss  %s' "$1" "$2" "$3" "$4")"); [ "$2" = FAIL ] && FAILS=$((FAILS + 1)); return 0; }
+elapsed() { echo $(($(date +%s) - START)); }
+left() { echo $((DEADLINE - $(elapsed))); }
+section() { printf '\n===== %s (t=%ss)\n' "$1" "$(elapsed)" >>"$BUILDLOG"; echo "== $1 (t=$(elapsed)s)"; }
+
+print_table() {
+  {
+    echo
+    echo "hfcore GPU run: $(date -u '+%Y-%m-%d %H:%M UTC'), $(elapsed) s in all"
+    printf '%-22s %-7s %6s  %s\n' step status time note
+    printf '%s\n' "${ROWS[@]}"
+  } | tee "$SUMMARY"
+}
+
+# gtest_summary LOG -> "P passed, F failed, S skipped"
+gtest_summary() {
+  local log=$1 p f s
+  p=$(grep -oE '^\[  PASSED  \] [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
+  f=$(grep -oE '^\[  FAILED  \] [0-9]+ test' "$log" | grep -oE '[0-9]+' | tail -1)
+  s=$(grep -oE '^\[  SKIPPED \] [0-9]+ test' "$log" | grep -oE '[0-9]+' | tail -1)
+  echo "${p:-0} passed, ${f:-0} failed, ${s:-0} skipped"
+}
+
+# ---------------------------------------------------------------- 1. the machine
+section "machine"
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv 2>&1 || echo "nvidia-smi: none"
+  NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+  echo "nvcc: ${NVCC:-none}"; [ -n "$NVCC" ] && "$NVCC" --version | tail -2
+  echo "cmake: $(cmake --version | head -1)"; echo "c++: $(c++ --version | head -1)"
+  echo "ninja: $(command -v ninja || echo none)  make: $(command -v make || echo none)"
+  grep -E '^(PRETTY_NAME)=' /etc/os-release
+  echo "cores: $JOBS"
+} >"$RES/env.log" 2>&1
+NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+cat "$RES/env.log"
+if [ -z "$NVCC" ]; then
+  row machine FAIL 0 "no nvcc found"; print_table; exit 1
+fi
+PATH=$(dirname "$NVCC"):$PATH
+export PATH
+row machine ok "$(elapsed)" "${GPU:-no GPU visible}; $(basename "$NVCC") $("$NVCC" --version | grep -oE 'release [0-9.]+' | head -1)"
+
+# ---------------------------------------------------------------- 2. dependencies
+section "dependencies"
+EXTRA_CMAKE=()
+if ls "$DEPS"/*.deb >/dev/null 2>&1; then
+  t0=$(date +%s)
+  rm -rf "$PREFIX" && mkdir -p "$PREFIX"
+  ok=1
+  for f in "$DEPS"/*.deb; do
+    if command -v dpkg-deb >/dev/null; then
+      dpkg-deb -x "$f" "$PREFIX" >>"$BUILDLOG" 2>&1 || ok=0
+    else  # no dpkg: a .deb is an ar archive holding data.tar.*
+      member=$(ar t "$f" | grep '^data\.tar')
+      case $member in *.xz) z=-J ;; *.zst) z=--zstd ;; *.gz) z=-z ;; *) z= ;; esac
+      ar p "$f" "$member" | tar -x $z -f - -C "$PREFIX" >>"$BUILDLOG" 2>&1 || ok=0
+    fi
+  done
+  LIB=$PREFIX/usr/lib/$ARCH_TRIPLET
+  INC=$PREFIX/usr/include
+  # What Debian's alternatives system would have linked: the pthread OpenBLAS as the generic names.
+  OB=$LIB/openblas-pthread
+  for n in libopenblas.so libopenblas.so.0 libblas.so libblas.so.3 liblapack.so liblapack.so.3; do
+    [ -e "$OB/$n" ] && ln -sf "openblas-pthread/$n" "$LIB/$n"
+  done
+  for h in cblas.h f77blas.h openblas_config.h; do
+    [ -e "$INC/$ARCH_TRIPLET/openblas-pthread/$h" ] && ln -sf "openblas-pthread/$h" "$INC/$ARCH_TRIPLET/$h"
+  done
+  # Debian's OpenBLASConfig.cmake names /usr absolutely: a relocated copy.
+  if [ -f "$OB/cmake/openblas/OpenBLASConfig.cmake" ]; then
+    mkdir -p "$LIB/cmake/openblas"
+    sed "s#/usr/#$PREFIX/usr/#g" "$OB/cmake/openblas/OpenBLASConfig.cmake" >"$LIB/cmake/openblas/OpenBLASConfig.cmake"
+    cp "$OB/cmake/openblas/OpenBLASConfigVersion.cmake" "$LIB/cmake/openblas/" 2>/dev/null
+  fi
+  # Libraries the machine lacks, for the programs run below (build trees find the rest by their RUNPATH).
+  mkdir -p "$PREFIX/runlib"
+  for so in "$LIB"/*.so.* "$OB"/*.so.*; do
+    [ -e "$so" ] || continue
+    base=$(basename "$so")
+    ldconfig -p 2>/dev/null | grep -q " $base " || ln -sf "$so" "$PREFIX/runlib/$base"
+  done
+  export LD_LIBRARY_PATH=$PREFIX/runlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  EXTRA_CMAKE+=(-DCMAKE_PREFIX_PATH="$PREFIX/usr" -DBOOST_ROOT="$PREFIX/usr" -DOPENSSL_ROOT_DIR="$PREFIX/usr"
+                "-DCMAKE_CXX_FLAGS=-isystem $INC/$ARCH_TRIPLET")
+  n=$(ls "$DEPS"/*.deb | wc -l)
+  [ $ok = 1 ] && row dependencies ok $(($(date +%s) - t0)) "$n packages from .devicedeps into $PREFIX" \
+              || row dependencies FAIL $(($(date +%s) - t0)) "unpacking failed (build.log)"
+else
+  row dependencies skip 0 "no .devicedeps/*.deb: using the machine's own packages"
+fi
+
+# ---------------------------------------------------------------- 3. configure
+section "configure"
+GEN=()
+if command -v ninja >/dev/null; then GEN=(-G Ninja); KEEP=(-k 0); else KEEP=(-k); fi
+BENCH=OFF
+[ -f "$ROOT/bench/CMakeLists.txt" ] && BENCH=ON
+configure() {
+  cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DHFCORE_BUILD_CUDA=ON \
+    -DHFCORE_BUILD_OPENCL=OFF -DHFCORE_BUILD_BENCH="$1" -DCMAKE_CUDA_COMPILER="$NVCC" \
+    -DCMAKE_CUDA_ARCHITECTURES="$ARCHS" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 "${EXTRA_CMAKE[@]}" >>"$BUILDLOG" 2>&1
+}
+t0=$(date +%s)
+rm -rf "$BUILD"
+if configure $BENCH; then
+  row configure ok $(($(date +%s) - t0)) "archs $ARCHS, bench $BENCH"
+elif [ $BENCH = ON ] && { rm -rf "$BUILD"; configure OFF; }; then
+  BENCH=OFF
+  row configure ok $(($(date +%s) - t0)) "archs $ARCHS; bench OFF (configuring it failed: build.log)"
+else
+  row configure FAIL $(($(date +%s) - t0)) "see build.log"
+  tail -40 "$BUILDLOG"; print_table; exit 1
+fi
+
+# ---------------------------------------------------------------- 4. build
+build() {  # build TARGET TIMEOUT
+  local lim=$2
+  [ "$(left)" -lt "$lim" ] && lim=$(left)
+  [ "$lim" -le 5 ] && return 124
+  timeout "$lim" cmake --build "$BUILD" -j "$JOBS" --target "$1" >>"$BUILDLOG" 2>&1
+}
+for t in hfcore-backend-cuda test_cuda test_conformance; do
+  section "build $t"
+  if [ $t = test_conformance ] && ! ls "$ROOT"/tests/conformance/*.cpp >/dev/null 2>&1; then
+    row "build $t" skip 0 "no tests/conformance"; continue
+  fi
+  t0=$(date +%s)
+  if build $t "$STEP_LIMIT"; then row "build $t" ok $(($(date +%s) - t0)) ""
+  else
+    rc=$?
+    row "build $t" FAIL $(($(date +%s) - t0)) "$([ $rc = 124 ] && echo 'out of time' || echo 'errors: build.log')"
+    grep -E 'error|Error' "$BUILDLOG" | tail -15
+    [ $t = hfcore-backend-cuda ] && { print_table; exit 1; }
+  fi
+done
+if [ $BENCH = ON ]; then
+  section "build all (benchmarks)"
+  t0=$(date +%s)
+  lim=240; [ "$(left)" -lt $lim ] && lim=$(left)
+  if [ "$lim" -gt 30 ] && timeout "$lim" cmake --build "$BUILD" -j "$JOBS" -- "${KEEP[@]}" >>"$BUILDLOG" 2>&1; then
+    row "build all" ok $(($(date +%s) - t0)) "benchmarks included"
+  else
+    row "build all" FAIL $(($(date +%s) - t0)) "some targets failed or ran out of time (build.log)"
+  fi
+fi
+[ -f "$BUILD/lib/libhfcore-backend-cuda.so" ] && echo "plugin: $(ls -la "$BUILD/lib/libhfcore-backend-cuda.so")"
+
+# ---------------------------------------------------------------- 5. tests
+export HFCORE_PLUGIN_PATH=$BUILD/lib
+run_suite() {  # run_suite NAME LOG TIMEOUT [gtest args]
+  local name=$1 log=$2 lim=$3
+  shift 3
+  local bin=$BUILD/bin/$name
+  if [ ! -x "$bin" ]; then row "$name" skip 0 "not built"; return; fi
+  [ "$(left)" -lt "$lim" ] && lim=$(left)
+  if [ "$lim" -le 5 ]; then row "$name" skip 0 "no time left"; return; fi
+  section "$name"
+  local t0 rc
+  t0=$(date +%s)
+  timeout "$lim" "$bin" --gtest_color=no "$@" >"$log" 2>&1
+  rc=$?
+  local s
+  s=$(gtest_summary "$log")
+  if [ $rc = 0 ]; then row "$name" ok $(($(date +%s) - t0)) "$s"
+  elif [ $rc = 124 ]; then row "$name" FAIL $(($(date +%s) - t0)) "timed out after ${lim}s; $s"
+  else row "$name" FAIL $(($(date +%s) - t0)) "exit $rc; $s"; fi
+  grep -E '^\[  (FAILED|SKIPPED) \] [A-Za-z]' "$log" | sort -u | head -20
+  grep -E '^\[  FAILED  \]' "$log" >/dev/null && grep -B2 -A8 -E 'Failure$' "$log" | head -60
+}
+run_suite test_cuda "$RES/test_cuda.log" 240 --gtest_output=xml:"$RES/test_cuda.xml"
+run_suite test_conformance "$RES/test_conformance.log" 240 --gtest_filter="$CONF_FILTER"
+
+# ---------------------------------------------------------------- 6. benchmarks
+BENCHES=$(find "$BUILD/bin" -maxdepth 1 -type f -executable -name '*bench*' 2>/dev/null | sort)
+if [ -z "$BENCHES" ]; then
+  row benchmarks skip 0 "no bench programs (bench/ empty or not built)"
+else
+  section "benchmarks"
+  : >"$RES/bench.log"
+  for b in $BENCHES; do
+    lim=120; [ "$(left)" -lt $lim ] && lim=$(left)
+    if [ "$lim" -le 10 ]; then row "$(basename "$b")" skip 0 "no time left"; continue; fi
+    t0=$(date +%s)
+    echo "----- $(basename "$b")" >>"$RES/bench.log"
+    if timeout "$lim" "$b" --benchmark_min_time=0.05 >>"$RES/bench.log" 2>&1; then
+      row "$(basename "$b")" ok $(($(date +%s) - t0)) "bench.log"
+    else
+      row "$(basename "$b")" FAIL $(($(date +%s) - t0)) "exit or timeout (bench.log)"
+    fi
+  done
+  tail -40 "$RES/bench.log"
+fi
+
+print_table
+exit $((FAILS > 0))
