@@ -7,14 +7,17 @@
 //    "synthetic": [bins, nuisance] (instead of workspace), "backend": "cpu", "precision": "64b"}
 //     -> {"ok": true, "n_pars": P, "n_main": N, "n_aux": A, "seconds": load+compile time}
 //   {"cmd": "time", "id": "erjr", "task": "logpdf"|"logpdf_device"|"batch"|"grad"|"fit"|"hypotest"|
-//    "upper_limit", "k": 10000 (batch), "min_time": 0.2, "min_reps": 3, "max_reps": 1000}
-//     -> {"ok": true, "times": [seconds per call...], "median": s, "result": {...}}
+//    "upper_limit", "k": 10000 (batch), "min_time": 0.2, "min_reps": 3, "max_reps": 1000,
+//    "polish": false, "algorithm": "lbfgs", "tolerance": 1e-6 (fit options, optional)}
+//     -> {"ok": true, "times": [wall seconds per call...], "cpu_times": [process CPU seconds per call...],
+//         "median": s, "median_cpu": s, "result": {...}}
 //   {"cmd": "quit"}
 // Errors answer {"ok": false, "error": "..."} and the program goes on.
 // With arguments instead (e.g. `hfcore_timer BkgOnly.json -p patch.json --task hypotest`), it loads one
 // workload, times one task and prints one answer.
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -89,22 +92,40 @@ json::Value cmd_load(const json::Value& req) {
 
 // Calls `fn` until min_time has passed and min_reps calls were made (at most max_reps). Calls shorter than
 // ~50 us are timed in groups so that the clock's overhead does not count.
-std::vector<double> repeat(const std::function<void()>& fn, double min_time, int min_reps, int max_reps) {
+// CPU seconds of the whole process (all threads): on a shared machine the wall time also counts the time
+// the process waited for a core.
+double process_cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+struct Samples {
+    std::vector<double> wall, cpu;
+};
+
+Samples repeat(const std::function<void()>& fn, double min_time, int min_reps, int max_reps) {
+    const double c_probe = process_cpu_seconds();
     const auto t_probe = Clock::now();
     fn();
-    const double first = seconds_since(t_probe);
+    const double first = seconds_since(t_probe), first_cpu = process_cpu_seconds() - c_probe;
     int group = 1;
     if (first < 50e-6) group = static_cast<int>(std::min(1000.0, 50e-6 / std::max(first, 1e-9)) + 1);
-    std::vector<double> times;
-    if (group == 1) times.push_back(first);  // a slow call is a sample of its own
+    Samples s;
+    if (group == 1) {  // a slow call is a sample of its own
+        s.wall.push_back(first);
+        s.cpu.push_back(first_cpu);
+    }
     const auto t_start = Clock::now();
-    while (static_cast<int>(times.size()) < max_reps &&
-           (static_cast<int>(times.size()) < min_reps || seconds_since(t_start) < min_time)) {
+    while (static_cast<int>(s.wall.size()) < max_reps &&
+           (static_cast<int>(s.wall.size()) < min_reps || seconds_since(t_start) < min_time)) {
+        const double c0 = process_cpu_seconds();
         const auto t0 = Clock::now();
         for (int i = 0; i < group; ++i) fn();
-        times.push_back(seconds_since(t0) / group);
+        s.wall.push_back(seconds_since(t0) / group);
+        s.cpu.push_back((process_cpu_seconds() - c0) / group);
     }
-    return times;
+    return s;
 }
 
 double median(std::vector<double> v) {
@@ -125,6 +146,11 @@ json::Value cmd_time(const json::Value& req) {
     const int min_reps = static_cast<int>(get_number(req, "min_reps", 3));
     const int max_reps = static_cast<int>(get_number(req, "max_reps", 100000));
     const std::vector<double> init = m.suggested_init();
+    // Fit options for fit / hypotest / upper_limit ("polish": false skips the Newton polish, for profiling).
+    hf::infer::HypotestOptions hopts;
+    if (const auto* v = req.find("polish"); v && v->is_bool()) hopts.fit.polish = v->as_bool();
+    hopts.fit.algorithm = get_string(req, "algorithm", hopts.fit.algorithm);
+    hopts.fit.tolerance = get_number(req, "tolerance", hopts.fit.tolerance);
 
     json::Object result;
     std::function<void()> fn;
@@ -150,7 +176,7 @@ json::Value cmd_time(const json::Value& req) {
         fn = [&, g] { (void)m.logpdf_and_grad(init, l.data_device, *g); };
     } else if (task == "fit") {
         auto r = std::make_shared<hf::infer::FitResult>();
-        fn = [&, r] { *r = hf::infer::fit(m, data); };
+        fn = [&, r] { *r = hf::infer::fit(m, data, {}, hopts.fit); };
         fn();
         result.set("twice_nll", json::Value(r->twice_nll));
         result.set("converged", json::Value(r->converged));
@@ -160,7 +186,7 @@ json::Value cmd_time(const json::Value& req) {
     } else if (task == "hypotest") {
         const double mu = get_number(req, "mu", 1.0);
         auto r = std::make_shared<hf::infer::HypotestResult>();
-        fn = [&, r, mu] { *r = hf::infer::hypotest(mu, m, data); };
+        fn = [&, r, mu] { *r = hf::infer::hypotest(mu, m, data, hopts); };
         fn();
         result.set("CLs_obs", json::Value(r->obs));
         result.set("CLs_exp", to_json(r->exp));
@@ -170,7 +196,7 @@ json::Value cmd_time(const json::Value& req) {
         hf::infer::Toms748Options t;
         t.rtol = get_number(req, "rtol", 1e-4);
         auto r = std::make_shared<hf::infer::UpperLimitResult>();
-        fn = [&, r, t] { *r = hf::infer::upper_limit(m, data, t); };
+        fn = [&, r, t] { *r = hf::infer::upper_limit(m, data, t, hopts); };
         fn();
         result.set("obs", json::Value(r->obs));
         result.set("exp", to_json(r->exp));
@@ -178,12 +204,14 @@ json::Value cmd_time(const json::Value& req) {
     } else {
         throw hf::Error("unknown task '" + task + "'");
     }
-    const auto times = repeat(fn, min_time, min_reps, max_reps);
+    const Samples times = repeat(fn, min_time, min_reps, max_reps);
     json::Object out;
     out.set("ok", json::Value(true));
     out.set("task", json::Value(task));
-    out.set("times", to_json(times));
-    out.set("median", json::Value(median(times)));
+    out.set("times", to_json(times.wall));
+    out.set("cpu_times", to_json(times.cpu));
+    out.set("median", json::Value(median(times.wall)));
+    out.set("median_cpu", json::Value(median(times.cpu)));
     out.set("result", json::Value(std::move(result)));
     return out;
 }
@@ -214,7 +242,8 @@ json::Value guarded(const json::Value& req) {
 
 int usage() {
     std::cerr << "usage: hfcore_timer                  (JSON requests on stdin, see the source)\n"
-                 "       hfcore_timer WORKSPACE [-p PATCH]... [--task T] [--k K] [--backend B] [--precision P]\n";
+                 "       hfcore_timer WORKSPACE [-p PATCH]... [--task T] [--k K] [--backend B] [--precision P]\n"
+                 "                    [--polish on|off] [--algorithm auto|lbfgs|slsqp]\n";
     return 2;
 }
 
@@ -238,6 +267,8 @@ int main(int argc, char** argv) {
             else if (a == "--k") time.set("k", json::Value(std::stod(v)));
             else if (a == "--backend") load.set("backend", json::Value(v));
             else if (a == "--precision") load.set("precision", json::Value(v));
+            else if (a == "--polish") time.set("polish", json::Value(v == "1" || v == "true" || v == "on"));
+            else if (a == "--algorithm") time.set("algorithm", json::Value(v));
             else return usage();
         }
         load.set("patches", json::Value(std::move(patches)));

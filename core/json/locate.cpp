@@ -18,6 +18,8 @@ public:
     Scanner(std::string_view t, std::size_t max_depth) : t_(t), max_depth_(max_depth) {}
 
     std::optional<SyntaxProblem> run() {
+        if (t_.substr(0, 3) == "\xEF\xBB\xBF")
+            return fail(0, "the file starts with a UTF-8 byte order mark, which JSON does not allow");
         skip_ws();
         if (i_ >= t_.size()) return fail(i_, "the document is empty");
         // Containers on a stack: '[' or '{'; `expect_value` tells whether a value must come next.

@@ -50,10 +50,10 @@ std::string lookup(const std::vector<std::pair<std::string, std::string>>& map, 
 // dict(pairs) keeps the last value of a repeated key.
 std::vector<std::pair<std::string, std::string>> as_dict(const std::vector<std::pair<std::string, std::string>>& pairs) {
     std::vector<std::pair<std::string, std::string>> out;
-    for (const auto& [k, v] : pairs) {
-        auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == k; });
-        if (it == out.end()) out.emplace_back(k, v);
-        else it->second = v;
+    for (const auto& kv : pairs) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == kv.first; });
+        if (it == out.end()) out.push_back(kv);
+        else it->second = kv.second;
     }
     return out;
 }

@@ -159,7 +159,7 @@ public:
         d_hi_.assign(pk.delta_hi.begin(), pk.delta_hi.end());
         g_par_ = pk.gauss_par, g_aux_ = pk.gauss_aux;
         for (double s : pk.gauss_sigma) {
-            g_inv_var_.push_back(static_cast<R>(1.0 / (s * s)));
+            g_inv_var_.push_back(1.0 / (s * s));
             gauss_const_ += -std::log(s) - 0.91893853320467274178;
         }
         q_par_ = pk.pois_par, q_aux_ = pk.pois_aux;
@@ -231,7 +231,7 @@ public:
             const R* p = pp + k * P_;
             R* o = po + k * A_;
             for (std::size_t g = 0; g < g_par_.size(); ++g) o[g_aux_[g]] = p[g_par_[g]];
-            for (std::size_t q = 0; q < q_par_.size(); ++q) o[q_aux_[q]] = q_tau_[q] * p[q_par_[q]];
+            for (std::size_t q = 0; q < q_par_.size(); ++q) o[q_aux_[q]] = static_cast<R>(q_tau_[q] * p[q_par_[q]]);
         }
         return out;
     }
@@ -311,7 +311,7 @@ private:
             Neumaier acc;
             for (i64 b = 0; b < N_; ++b) acc.add(poisson_const(static_cast<double>(d[b])));
             for (std::size_t q = 0; q < q_aux_.size(); ++q) {
-                const double a = static_cast<double>(d[N_ + q_aux_[q]]), tau = static_cast<double>(q_tau_[q]);
+                const double a = static_cast<double>(d[N_ + q_aux_[q]]), tau = q_tau_[q];
                 if (a > 0) acc.add(a * std::log(tau / a) + (a - tau) + poisson_const(a));
             }
             (*c)[r] += acc.value();
@@ -359,12 +359,13 @@ private:
         if (g) rates<true>(par, s);
         else rates<false>(par, s);
         Neumaier acc;
+        // Rates are computed in the backend precision; the per-bin terms take them (and the data) to double:
+        // on a CPU that costs nothing and keeps a 32b NLL from losing digits in n log(lam / n) at large n.
         for (i64 b = 0; b < N_; ++b) {
-            const R n = data[b], lam = s.rate[b];
-            // n log(lam / n) + (n - lam): the n log n - n part lives in `constant`.
-            acc.add(n > R(0) ? static_cast<double>(Math<R>::xlogy(n, lam / n)) + (static_cast<double>(n) - lam)
-                             : -static_cast<double>(lam));
-            if (g) s.w[b] = n > R(0) ? static_cast<double>(n) / static_cast<double>(lam) - 1.0 : -1.0;
+            const double n = static_cast<double>(data[b]), lam = static_cast<double>(s.rate[b]);
+            // hf_poisson_logpdf less hf_poisson_const(n), which lives in `constant`
+            acc.add(n > 0 ? Math<double>::xlogy(n, lam / n) + (n - lam) : -lam);
+            if (g) s.w[b] = n > 0 ? n / lam - 1.0 : -1.0;
         }
         const R* aux = data + N_;
         for (std::size_t i = 0; i < g_par_.size(); ++i) {
@@ -372,10 +373,10 @@ private:
             acc.add(-0.5 * static_cast<double>(z) * static_cast<double>(z) * g_inv_var_[i]);
         }
         for (std::size_t i = 0; i < q_par_.size(); ++i) {
-            // hf_poisson_constraint_logpdf less its data-only part: aux log(par) - (par - 1) tau
-            const R a = aux[q_aux_[i]], p = par[q_par_[i]], tau = q_tau_[i];
-            acc.add(a > R(0) ? static_cast<double>(Math<R>::xlogy(a, p)) - static_cast<double>((p - R(1)) * tau)
-                             : -static_cast<double>(p * tau));
+            // hf_poisson_constraint_logpdf less its data-only part: aux log(par) - (par - 1) tau (tau reaches
+            // 1e11 for tiny shapesys uncertainties, hence double here too)
+            const double a = aux[q_aux_[i]], p = par[q_par_[i]], tau = q_tau_[i];
+            acc.add(a > 0 ? Math<double>::xlogy(a, p) - (p - 1.0) * tau : -p * tau);
         }
         const double value = acc.value() + constant;
         if (g) gradient(par, data, s, grad);
@@ -448,7 +449,7 @@ private:
     std::vector<R> elem_nom_, d_lo_, d_nom_, d_hi_;
     std::vector<Term<R>> terms_;
     std::vector<i32> g_par_, g_aux_, q_par_, q_aux_;
-    std::vector<R> g_inv_var_, q_tau_;
+    std::vector<double> g_inv_var_, q_tau_;  // constraints are evaluated in double (see eval)
     double gauss_const_ = 0;
     std::string implementation_;
 

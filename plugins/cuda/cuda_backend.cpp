@@ -158,6 +158,11 @@ void CudaBackend::k_upload(Tensor& out, const void* host) {
     const std::size_t bytes = static_cast<std::size_t>(out.size()) * dtype_size(out.dtype());
     // From pageable memory the call returns once the source has been staged: `host` may go right after.
     check(cudaMemcpyAsync(dev_ptr(out), host, bytes, cudaMemcpyHostToDevice, stream_), "upload");
+    if (out.dtype() == DType::i64 && out.size() > 0) {
+        const auto* v = static_cast<const std::int64_t*>(host);
+        const auto [lo, hi] = std::minmax_element(v, v + out.size());
+        out.storage_as<CudaStorage>().set_range(*lo, *hi);
+    }
 }
 
 void CudaBackend::k_download(const Tensor& x, void* host) {
@@ -175,12 +180,15 @@ void CudaBackend::k_fill(Tensor& out, double value) {
     activate();
     launch_fill(stream_, code(out.dtype()), dev_ptr(out), out.size(), value);
     check_launch("fill");
+    if (out.dtype() == DType::i64 && value == value && value > -9.2e18 && value < 9.2e18)
+        out.storage_as<CudaStorage>().set_range(static_cast<std::int64_t>(value), static_cast<std::int64_t>(value));
 }
 
 void CudaBackend::k_arange(Tensor& out) {
     activate();
     launch_arange(stream_, code(out.dtype()), dev_ptr(out), out.size());
     check_launch("arange");
+    if (out.dtype() == DType::i64) out.storage_as<CudaStorage>().set_range(0, out.size() - 1);
 }
 
 void CudaBackend::k_cast(const Tensor& x, Tensor& out) {
@@ -310,8 +318,28 @@ void CudaBackend::k_concat(const std::vector<Tensor>& xs, std::int64_t outer, Te
 void CudaBackend::k_gather(const Tensor& x, const Tensor& index, std::int64_t outer, std::int64_t n,
                            std::int64_t inner, Tensor& out) {
     activate();
+    const std::int64_t m = index.size();
+    const auto& ist = index.storage_as<CudaStorage>();
+    if (m > 0 && ist.range_known()) {
+        if (ist.range_lo() < 0 || ist.range_hi() >= n)
+            throw ShapeError("gather: index " + std::to_string(ist.range_lo() < 0 ? ist.range_lo() : ist.range_hi()) +
+                             " out of range [0, " + std::to_string(n) + ")");
+    } else if (m > 0) {
+        // Indices computed on the device: count the bad ones there and read the count back (8 bytes, counted).
+        Tensor bad = empty(DType::i64, Shape{1});
+        launch_fill(stream_, kI64, dev_ptr(bad), 1, 0.0);
+        launch_index_check(stream_, dev_ptr_as<std::int64_t>(index), m, n, dev_ptr_as<std::int64_t>(bad));
+        check_launch("gather");
+        std::int64_t nbad = 0;
+        check(cudaMemcpyAsync(&nbad, dev_ptr(bad), sizeof nbad, cudaMemcpyDeviceToHost, stream_), "gather");
+        check(cudaStreamSynchronize(stream_), "gather");
+        count_download(sizeof nbad);
+        if (nbad > 0)
+            throw ShapeError("gather: " + std::to_string(nbad) + " of " + std::to_string(m) +
+                             " indices out of range [0, " + std::to_string(n) + ")");
+    }
     launch_gather(stream_, static_cast<int>(dtype_size(x.dtype())), dev_ptr(x), dev_ptr_as<std::int64_t>(index),
-                  outer, n, index.size(), inner, dev_ptr(out));
+                  outer, n, m, inner, dev_ptr(out));
     check_launch("gather");
 }
 

@@ -29,7 +29,20 @@ public:
     void* data() const { return data_; }
     std::size_t bytes() const { return bytes_; }
 
+    // For integer contents written from the host (uploads, fills, arange): their range, so that gather can
+    // check its indices without reading them back. Storage is written once, so this never goes stale.
+    void set_range(std::int64_t lo, std::int64_t hi) {
+        range_known_ = true;
+        lo_ = lo;
+        hi_ = hi;
+    }
+    bool range_known() const { return range_known_; }
+    std::int64_t range_lo() const { return lo_; }
+    std::int64_t range_hi() const { return hi_; }
+
 private:
+    bool range_known_ = false;
+    std::int64_t lo_ = 0, hi_ = -1;
     std::shared_ptr<CachingAllocator> alloc_;
     void* data_ = nullptr;
     std::size_t bytes_ = 0;

@@ -110,8 +110,15 @@ __global__ void gather_kernel(const T* x, const std::int64_t* index, std::int64_
     HF_GRID_STRIDE(i, outer * m * inner) {
         const std::int64_t in = i % inner, r = i / inner;
         const std::int64_t j = r % m, o = r / m, src = index[j];
-        // An index out of range would be an illegal access that kills the context: it reads as zero instead.
+        // k_gather checks the indices first; the guard keeps the context alive should that ever be bypassed.
         out[i] = (src >= 0 && src < n) ? x[(o * n + src) * inner + in] : T(0);
+    }
+}
+
+__global__ void index_check_kernel(const std::int64_t* index, std::int64_t m, std::int64_t n,
+                                   unsigned long long* bad) {
+    HF_GRID_STRIDE(i, m) {
+        if (index[i] < 0 || index[i] >= n) atomicAdd(bad, 1ull);
     }
 }
 
@@ -359,6 +366,11 @@ void launch_gather(cudaStream_t s, int elem_size, const void* x, const std::int6
         gather_kernel<T><<<grid_for(outer * m * inner), kThreads, 0, s>>>(static_cast<const T*>(x), index, outer, n,
                                                                           m, inner, static_cast<T*>(out));
     });
+}
+
+void launch_index_check(cudaStream_t s, const std::int64_t* index, std::int64_t m, std::int64_t n,
+                        std::int64_t* bad) {
+    index_check_kernel<<<grid_for(m), kThreads, 0, s>>>(index, m, n, reinterpret_cast<unsigned long long*>(bad));
 }
 
 std::int64_t select_blocks(std::int64_t n) { return (n + kThreads - 1) / kThreads; }

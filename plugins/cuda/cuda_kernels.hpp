@@ -53,6 +53,10 @@ void launch_copy_rows(cudaStream_t s, int elem_size, const void* x, std::int64_t
 void launch_gather(cudaStream_t s, int elem_size, const void* x, const std::int64_t* index, std::int64_t outer,
                    std::int64_t n, std::int64_t m, std::int64_t inner, void* out);
 
+// Adds the number of indices outside [0, n) to *bad (zeroed by the caller).
+void launch_index_check(cudaStream_t s, const std::int64_t* index, std::int64_t m, std::int64_t n,
+                        std::int64_t* bad);
+
 // masked_select in three steps: per-block counts, an exclusive scan of them (total at counts[blocks]),
 // then the compaction.
 std::int64_t select_blocks(std::int64_t n);

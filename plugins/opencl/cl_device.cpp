@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "cl_error.hpp"
 #include "cl_programs.hpp"
@@ -86,6 +87,11 @@ std::vector<PlatformDevices> enumerate_platforms() {
     return out;
 }
 
+bool fp64_hidden() {
+    const char* v = std::getenv("HFCORE_OPENCL_DISABLE_FP64");
+    return v && *v && std::string(v) != "0";
+}
+
 Selection parse_device_env(const std::string& text, int default_platform) {
     Selection s;
     s.source = "HFCORE_OPENCL_DEVICE=\"" + text + "\"";
@@ -102,8 +108,13 @@ Selection parse_device_env(const std::string& text, int default_platform) {
 
 Selection resolve_selection(const BackendOptions& options) {
     const char* env = std::getenv("HFCORE_OPENCL_DEVICE");
-    if (env && *env) return parse_device_env(env, options.platform);
+    if (env && *env) {
+        Selection s = parse_device_env(env, options.platform);
+        s.hide_fp64 = fp64_hidden();
+        return s;
+    }
     Selection s;
+    s.hide_fp64 = fp64_hidden();
     s.platform = options.platform;
     s.device = options.device;
     s.source = "options (platform " + std::to_string(options.platform) + ", device " +
@@ -131,9 +142,9 @@ const char* program_name(ProgramId id) {
 DeviceContext& DeviceContext::get(const Selection& selection) {
     static std::mutex mutex;
     // Leaked on purpose (see the class comment).
-    static auto* contexts = new std::map<std::pair<int, int>, DeviceContext*>();
+    static auto* contexts = new std::map<std::tuple<int, int, bool>, DeviceContext*>();
     std::lock_guard<std::mutex> lock(mutex);
-    auto key = std::make_pair(selection.platform, selection.device);
+    auto key = std::make_tuple(selection.platform, selection.device, selection.hide_fp64);
     auto it = contexts->find(key);
     if (it != contexts->end()) return *it->second;
     auto* ctx = new DeviceContext(selection);
@@ -163,7 +174,8 @@ DeviceContext::DeviceContext(const Selection& sel) : platform_index_(sel.platfor
     device_ = p.devices[sel.device];
     platform_name_ = p.name;
     name_ = device_string(device_, CL_DEVICE_NAME);
-    fp64_ = device_has_fp64(device_);
+    fp64_hidden_ = sel.hide_fp64 && device_has_fp64(device_);
+    fp64_ = device_has_fp64(device_) && !fp64_hidden_;
     pocl_ = p.name.find("Portable Computing Language") != std::string::npos ||
             p.version.find("PoCL") != std::string::npos;
     cl_ulong max_alloc = 0;
@@ -176,13 +188,17 @@ DeviceContext::DeviceContext(const Selection& sel) : platform_index_(sel.platfor
     check(err, "clCreateContext for device \"" + name_ + "\"");
 }
 
+std::string DeviceContext::fp64_note() const {
+    return fp64_hidden_ ? " (hidden by HFCORE_OPENCL_DISABLE_FP64)" : "";
+}
+
 cl_program DeviceContext::program(ProgramId id) {
     std::lock_guard<std::mutex> lock(mutex_);
     cl_program& slot = programs_[static_cast<int>(id)];
     if (slot) return slot;
     if ((id == ProgramId::f64 || id == ProgramId::real64) && !fp64_)
-        throw PluginError("opencl: device \"" + name_ + "\" lacks cl_khr_fp64, so f64 tensors and 64b are "
-                          "unavailable on it; use 32b");
+        throw PluginError("opencl: device \"" + name_ + "\" lacks cl_khr_fp64" + fp64_note() +
+                          ", so f64 tensors and 64b are unavailable on it; use 32b");
     const std::string source = program_source(id, fp64_);
     const char* text = source.c_str();
     std::size_t length = source.size();

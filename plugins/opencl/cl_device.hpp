@@ -32,8 +32,13 @@ bool device_has_fp64(cl_device_id device);
 struct Selection {
     int platform = 0;
     int device = 0;
-    std::string source;  // where the choice came from, for messages
+    bool hide_fp64 = false;  // HFCORE_OPENCL_DISABLE_FP64=1: treat the device as lacking fp64 (for tests)
+    std::string source;      // where the choice came from, for messages
 };
+
+// HFCORE_OPENCL_DISABLE_FP64 set to anything but "" or "0": the plugin treats every device as lacking
+// cl_khr_fp64, so that the 32b-only path of fp64-less GPUs can be tested on any machine.
+bool fp64_hidden();
 Selection parse_device_env(const std::string& text, int default_platform);  // PluginError when malformed
 Selection resolve_selection(const BackendOptions& options);
 
@@ -58,6 +63,7 @@ public:
     bool fp64() const { return fp64_; }
     bool is_pocl() const { return pocl_; }
     std::uint64_t max_alloc() const { return max_alloc_; }
+    std::string fp64_note() const;  // " (hidden by HFCORE_OPENCL_DISABLE_FP64)" when that is why fp64 is off
 
     // The built program; the first call per id builds it (PluginError with the build log on failure).
     cl_program program(ProgramId id);
@@ -70,7 +76,7 @@ private:
     cl_context context_ = nullptr;
     int platform_index_ = 0, device_index_ = 0;
     std::string name_, platform_name_;
-    bool fp64_ = false, pocl_ = false;
+    bool fp64_ = false, fp64_hidden_ = false, pocl_ = false;
     std::uint64_t max_alloc_ = 0;
     std::mutex mutex_;
     std::array<cl_program, static_cast<int>(ProgramId::count)> programs_{};

@@ -1,6 +1,7 @@
 #include "cl_programs.hpp"
 
 #include <cstring>
+#include <regex>
 #include <vector>
 
 #include "hfcore/errors.hpp"
@@ -116,12 +117,40 @@ std::string copy_program() {
     return s;
 }
 
-std::string real_program(ProgramId id) {
+// Names of the functions a shared header defines ("HF_FN <type> hf_name(").
+std::vector<std::string> shared_functions(const std::string& text) {
+    static const std::regex fn(R"(HF_FN\s+[A-Za-z_][A-Za-z_0-9]*\s+(hf_[A-Za-z_0-9]+)\s*\()");
+    std::vector<std::string> names;
+    for (std::sregex_iterator it(text.begin(), text.end(), fn), end; it != end; ++it) names.push_back((*it)[1]);
+    return names;
+}
+
+// hf_likelihood_math.h as hfw_* over hf_wide: a second copy of the text over double with every function renamed
+// (32b on a device with fp64), or aliases of the hf_* functions when hf_wide is hf_real.
+std::string wide_math(bool second_copy) {
+    const std::string text = source_text("hf_likelihood_math.h");
+    const auto names = shared_functions(text);
+    std::string s;
+    if (!second_copy) {
+        s += "#define hf_wide hf_real\n";
+        for (const auto& n : names) s += "#define hfw_" + n.substr(3) + " " + n + "\n";
+        return s;
+    }
+    s += "#define hf_wide double\n#undef hf_real\n#define hf_real double\n";
+    for (const auto& n : names) s += "#define " + n + " hfw_" + n.substr(3) + "\n";
+    s += text;
+    for (const auto& n : names) s += "\n#undef " + n;
+    s += "\n#undef hf_real\n#define hf_real float\n";
+    return s;
+}
+
+std::string real_program(ProgramId id, bool fp64) {
     std::string s;
     s += std::string("#define hf_real ") + (id == ProgramId::real64 ? "double" : "float") + "\n";
     s += "#define HF_FN static inline\n#define HF_GLOBAL __global\n#define hf_u32 uint\n#define hf_u64 ulong\n";
     s += source_text("philox.h");
     s += source_text("hf_likelihood_math.h");
+    s += wide_math(id == ProgramId::real32 && fp64);
     s += source_text("fused_layout.h");
     s += source_text("random.cl");
     s += source_text("likelihood.cl");
@@ -165,7 +194,7 @@ std::string program_source(ProgramId id, bool fp64) {
         case ProgramId::cast: s += cast_program(fp64); break;
         case ProgramId::copy: s += copy_program(); break;
         case ProgramId::real32:
-        case ProgramId::real64: s += real_program(id); break;
+        case ProgramId::real64: s += real_program(id, fp64); break;
         case ProgramId::count: break;
     }
     return s;

@@ -212,7 +212,8 @@ Tensor OpenCLFusedLikelihood::logpdf(const Tensor& pars, const Tensor& data, Ten
     const std::int64_t kn = want ? K * n_main_ : 1, ke = want ? K * n_elem_ : 1;
     Tensor w = be_.empty(rt, {kn}), base = be_.empty(rt, {ke}), pnz = be_.empty(rt, {ke});
     Tensor zc = be_.empty(DType::i32, {ke});
-    const std::size_t rsize = dtype_size(rt);
+    // Local scratch holds hf_wide partial sums: double when the device has it, else the precision's type.
+    const std::size_t rsize = be_.device().fp64() ? 8 : dtype_size(rt);
     be_.run_groups(prog_, "hf_logpdf", static_cast<std::size_t>(K), local_logpdf_, static_cast<cl_long>(K), meta_,
                    itab_, rtab_, pars, data, stride, out, static_cast<cl_int>(want ? 1 : 0), w, base, pnz, zc,
                    LocalMem{local_logpdf_ * rsize}, LocalMem{local_logpdf_ * rsize});

@@ -42,8 +42,8 @@ OpenCLBackend::OpenCLBackend(const BackendOptions& options) : Backend(options.pr
     if (options.precision == Precision::f64 && !dev_->fp64())
         throw PluginError("opencl: device \"" + dev_->name() + "\" (platform " +
                           std::to_string(dev_->platform_index()) + ", device " +
-                          std::to_string(dev_->device_index()) +
-                          ") lacks cl_khr_fp64, so 64b is unavailable on it; use precision 32b");
+                          std::to_string(dev_->device_index()) + ") lacks cl_khr_fp64" + dev_->fp64_note() +
+                          ", so 64b is unavailable on it; use precision 32b");
     cl_int err = CL_SUCCESS;
     queue_ = clCreateCommandQueue(dev_->context(), dev_->device(), 0, &err);
     check(err, "clCreateCommandQueue on \"" + dev_->name() + "\"");
@@ -71,7 +71,8 @@ ProgramId OpenCLBackend::program_for(DType t) const {
         case DType::f32: return ProgramId::f32;
         case DType::f64:
             if (!dev_->fp64())
-                throw PluginError("opencl: device \"" + dev_->name() + "\" lacks cl_khr_fp64: no f64 tensors");
+                throw PluginError("opencl: device \"" + dev_->name() + "\" lacks cl_khr_fp64" + dev_->fp64_note() +
+                                  ": no f64 tensors");
             return ProgramId::f64;
         case DType::i32: return ProgramId::i32;
         case DType::i64: return ProgramId::i64;

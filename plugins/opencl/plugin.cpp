@@ -36,12 +36,15 @@ PluginProbe probe() {
                 DeviceInfo info;
                 info.index = static_cast<int>(d);
                 info.name = device_string(id, CL_DEVICE_NAME);
-                info.fp64 = device_has_fp64(id);
+                const bool hidden = fp64_hidden() && device_has_fp64(id);
+                info.fp64 = device_has_fp64(id) && !hidden;
                 info.fp32 = true;
                 info.detail = "platform " + std::to_string(p) + " (" + platforms[p].name + ", " + platforms[p].version +
                               "), " + device_type(id) + ", " + device_string(id, CL_DEVICE_VERSION) + ", " +
                               std::to_string(mem >> 20) + " MiB, " +
-                              (info.fp64 ? "cl_khr_fp64" : "no cl_khr_fp64 (32b only)") +
+                              (info.fp64 ? "cl_khr_fp64"
+                                         : hidden ? "no cl_khr_fp64 (32b only; hidden by HFCORE_OPENCL_DISABLE_FP64)"
+                                                  : "no cl_khr_fp64 (32b only)") +
                               "; select with HFCORE_OPENCL_DEVICE=" + std::to_string(p) + ":" + std::to_string(d);
                 probe.devices.push_back(std::move(info));
             }

@@ -43,7 +43,8 @@ inline std::string param_name(const ::testing::TestParamInfo<BackendParam>& info
 }
 
 // One (plugin, precision) pair per plugin found; unusable ones carry the reason they will be skipped with.
-inline std::vector<BackendParam> discover() {
+// Computed once per process: every suite instantiates over it, and probing a GPU runtime is not free.
+inline std::vector<BackendParam> discover_uncached() {
     std::vector<BackendParam> out;
     for (const auto& l : hf::list_plugins()) {
         for (const char* prec : {"64b", "32b"}) {
@@ -63,6 +64,11 @@ inline std::vector<BackendParam> discover() {
         }
     }
     return out;
+}
+
+inline const std::vector<BackendParam>& discover() {
+    static const std::vector<BackendParam> params = discover_uncached();
+    return params;
 }
 
 // Backends are created once per (plugin, precision) and shared by the tests: GPU start-up is expensive.

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <utility>
 #include <memory>
+#include <thread>
 
 #include "conformance.hpp"
 #include "hfcore/likelihood.hpp"
@@ -302,6 +303,50 @@ TEST_P(Fused, PerPointDataLargeBatchesAndNewDataAgree) {
     const double e2 = static_cast<double>(reference(synth_.pk, pts[0], rounded(d2).data()).logpdf);
     EXPECT_NE(l1, l2);
     EXPECT_NEAR(l2, e2, logpdf_rel() * std::fabs(e2));
+}
+
+TEST_P(Fused, ConcurrentCallersGetTheirOwnResults) {
+    // Fits of toys run in parallel on one compiled likelihood: scratch memory and data caches must not be shared.
+    const int threads = 4;
+    auto pts = rounded_points(threads);
+    const auto W = static_cast<std::int64_t>(synth_.data.size());
+    std::vector<Tensor> pars, data;
+    std::vector<double> expected(threads);
+    for (int t = 0; t < threads; ++t) {
+        auto d = synth_.data;
+        d[0] += t;
+        pars.push_back(pars_tensor({pts[t]}));
+        data.push_back(up(d, {W}));
+        Tensor g;
+        expected[t] = down(fused_->logpdf(pars[t], data[t], &g))[0];
+    }
+    std::vector<int> mismatches(threads, 0);
+    std::vector<std::string> errors(threads);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            try {
+                for (int i = 0; i < 200; ++i) {
+                    Tensor g;
+                    auto lp = fused_->logpdf(pars[t], data[(t + i) % threads], &g);
+                    double v = 0;
+                    if (lp.dtype() == hf::DType::f64) lp.backend().to_host(lp, &v);
+                    else {
+                        float f = 0;
+                        lp.backend().to_host(lp, &f);
+                        v = f;
+                    }
+                    if ((t + i) % threads == t && v != expected[t]) ++mismatches[t];
+                }
+            } catch (const std::exception& e) {
+                errors[t] = e.what();
+            }
+        });
+    for (auto& th : pool) th.join();
+    for (int t = 0; t < threads; ++t) {
+        EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+        EXPECT_EQ(errors[t], "") << "thread " << t;
+    }
 }
 
 TEST_P(Fused, NoTransfersDuringEvaluation) {

@@ -18,6 +18,7 @@
 #   HFCORE_GPU_DEADLINE  seconds after which remaining steps are skipped (default 520)
 #   HFCORE_GPU_CONFORMANCE_FILTER  gtest filter for the conformance suite (default: all)
 #   HFCORE_GPU_STEP_TIMEOUT  seconds allowed for each build step (default 300)
+#   HFCORE_GPU_FRESH=1   delete the build folder first (default: reuse it, e.g. on a second call to a warm machine)
 set -u -o pipefail
 
 START=$(date +%s)
@@ -40,7 +41,7 @@ BUILDLOG=$RES/build.log
 ROWS=()
 FAILS=0
 # row NAME STATUS SECONDS NOTE
-row() { ROWS+=("$(printf '%-22s %-7s %5ss  %s' "$1" "$2" "$3" "$4")"); [ "$2" = FAIL ] && FAILS=$((FAILS + 1)); return 0; }
+row() { ROWS+=("$(printf '%-26s %-7s %5ss  %s' "$1" "$2" "$3" "$4")"); [ "$2" = FAIL ] && FAILS=$((FAILS + 1)); return 0; }
 elapsed() { echo $(($(date +%s) - START)); }
 left() { echo $((DEADLINE - $(elapsed))); }
 section() { printf '\n===== %s (t=%ss)\n' "$1" "$(elapsed)" >>"$BUILDLOG"; echo "== $1 (t=$(elapsed)s)"; }
@@ -49,7 +50,7 @@ print_table() {
   {
     echo
     echo "hfcore GPU run: $(date -u '+%Y-%m-%d %H:%M UTC'), $(elapsed) s in all"
-    printf '%-22s %-7s %6s  %s\n' step status time note
+    printf '%-26s %-7s %6s  %s\n' step status time note
     printf '%s\n' "${ROWS[@]}"
   } | tee "$SUMMARY"
 }
@@ -89,9 +90,15 @@ section "dependencies"
 EXTRA_CMAKE=()
 if ls "$DEPS"/*.deb >/dev/null 2>&1; then
   t0=$(date +%s)
-  rm -rf "$PREFIX" && mkdir -p "$PREFIX"
+  stamp=$(ls -l "$DEPS"/*.deb | md5sum | cut -d' ' -f1)
   ok=1
-  for f in "$DEPS"/*.deb; do
+  if [ "$(cat "$PREFIX/.stamp" 2>/dev/null)" = "$stamp" ]; then
+    debs=()  # unpacked by an earlier run on this machine: keep it (and the build's timestamps)
+  else
+    rm -rf "$PREFIX" && mkdir -p "$PREFIX"
+    debs=("$DEPS"/*.deb)
+  fi
+  for f in "${debs[@]}"; do
     if command -v dpkg-deb >/dev/null; then
       dpkg-deb -x "$f" "$PREFIX" >>"$BUILDLOG" 2>&1 || ok=0
     else  # no dpkg: a .deb is an ar archive holding data.tar.*
@@ -123,6 +130,7 @@ if ls "$DEPS"/*.deb >/dev/null 2>&1; then
     base=$(basename "$so")
     ldconfig -p 2>/dev/null | grep -q " $base " || ln -sf "$so" "$PREFIX/runlib/$base"
   done
+  [ $ok = 1 ] && echo "$stamp" >"$PREFIX/.stamp"
   export LD_LIBRARY_PATH=$PREFIX/runlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   EXTRA_CMAKE+=(-DCMAKE_PREFIX_PATH="$PREFIX/usr" -DBOOST_ROOT="$PREFIX/usr" -DOPENSSL_ROOT_DIR="$PREFIX/usr"
                 "-DCMAKE_CXX_FLAGS=-isystem $INC/$ARCH_TRIPLET")
@@ -145,7 +153,7 @@ configure() {
     -DCMAKE_CUDA_ARCHITECTURES="$ARCHS" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 "${EXTRA_CMAKE[@]}" >>"$BUILDLOG" 2>&1
 }
 t0=$(date +%s)
-rm -rf "$BUILD"
+[ "${HFCORE_GPU_FRESH:-0}" = 1 ] && rm -rf "$BUILD"
 if configure $BENCH; then
   row configure ok $(($(date +%s) - t0)) "archs $ARCHS, bench $BENCH"
 elif [ $BENCH = ON ] && { rm -rf "$BUILD"; configure OFF; }; then
@@ -180,7 +188,7 @@ done
 if [ $BENCH = ON ]; then
   section "build all (benchmarks)"
   t0=$(date +%s)
-  lim=240; [ "$(left)" -lt $lim ] && lim=$(left)
+  lim=${HFCORE_GPU_ALL_TIMEOUT:-240}; [ "$(left)" -lt $lim ] && lim=$(left)
   if [ "$lim" -gt 30 ] && timeout "$lim" cmake --build "$BUILD" -j "$JOBS" -- "${KEEP[@]}" >>"$BUILDLOG" 2>&1; then
     row "build all" ok $(($(date +%s) - t0)) "benchmarks included"
   else
@@ -208,32 +216,59 @@ run_suite() {  # run_suite NAME LOG TIMEOUT [gtest args]
   if [ $rc = 0 ]; then row "$name" ok $(($(date +%s) - t0)) "$s"
   elif [ $rc = 124 ]; then row "$name" FAIL $(($(date +%s) - t0)) "timed out after ${lim}s; $s"
   else row "$name" FAIL $(($(date +%s) - t0)) "exit $rc; $s"; fi
-  grep -E '^\[  (FAILED|SKIPPED) \] [A-Za-z]' "$log" | sort -u | head -20
-  grep -E '^\[  FAILED  \]' "$log" >/dev/null && grep -B2 -A8 -E 'Failure$' "$log" | head -60
+  # why tests skipped (one line per distinct reason), which failed, and the first failure messages
+  grep -A1 -E ': Skipped$' "$log" | grep -v -E ': Skipped$|^--$' | sort | uniq -c | sort -rn | head -5
+  grep -E '^\[  FAILED  \] [A-Za-z]' "$log" | grep -v ' ms)$' | sort -u | head -30
+  grep -A8 -E 'Failure$' "$log" | head -80
 }
 run_suite test_cuda "$RES/test_cuda.log" 240 --gtest_output=xml:"$RES/test_cuda.xml"
 run_suite test_conformance "$RES/test_conformance.log" 240 --gtest_filter="$CONF_FILTER"
 
-# ---------------------------------------------------------------- 6. benchmarks
-BENCHES=$(find "$BUILD/bin" -maxdepth 1 -type f -executable -name '*bench*' 2>/dev/null | sort)
-if [ -z "$BENCHES" ]; then
-  row benchmarks skip 0 "no bench programs (bench/ empty or not built)"
-else
-  section "benchmarks"
-  : >"$RES/bench.log"
-  for b in $BENCHES; do
-    lim=120; [ "$(left)" -lt $lim ] && lim=$(left)
-    if [ "$lim" -le 10 ]; then row "$(basename "$b")" skip 0 "no time left"; continue; fi
-    t0=$(date +%s)
-    echo "----- $(basename "$b")" >>"$RES/bench.log"
-    if timeout "$lim" "$b" --benchmark_min_time=0.05 >>"$RES/bench.log" 2>&1; then
-      row "$(basename "$b")" ok $(($(date +%s) - t0)) "bench.log"
-    else
-      row "$(basename "$b")" FAIL $(($(date +%s) - t0)) "exit or timeout (bench.log)"
-    fi
+# ---------------------------------------------------------------- 6. benchmarks (bench/, when built)
+# hfcore_micro: Google Benchmark over every usable backend (synthetic model: ../shared does not travel here);
+# hfcore_timer: driven over stdin, cuda against cpu on a synthetic model; anything else named *bench*: as is.
+bench_run() {  # bench_run LABEL TIMEOUT command...
+  local label=$1 lim=$2 t0
+  shift 2
+  [ "$(left)" -lt "$lim" ] && lim=$(left)
+  if [ "$lim" -le 10 ]; then row "$label" skip 0 "no time left"; return; fi
+  t0=$(date +%s)
+  echo "----- $label: $*" >>"$RES/bench.log"
+  if timeout "$lim" "$@" >>"$RES/bench.log" 2>&1; then row "$label" ok $(($(date +%s) - t0)) "bench.log"
+  else row "$label" FAIL $(($(date +%s) - t0)) "exit $? (bench.log)"; fi
+}
+timer_requests() {
+  local bins=${HFCORE_GPU_TIMER_BINS:-2000} nuis=${HFCORE_GPU_TIMER_NUISANCE:-200}
+  for be in cuda/64b cuda/32b cpu/64b; do
+    id=${be/\//_}
+    echo "{\"cmd\": \"load\", \"id\": \"$id\", \"synthetic\": [$bins, $nuis], \"backend\": \"${be%/*}\", \"precision\": \"${be#*/}\"}"
+    for task in logpdf_device grad; do
+      echo "{\"cmd\": \"time\", \"id\": \"$id\", \"task\": \"$task\", \"min_time\": 0.2, \"max_reps\": 200}"
+    done
+    echo "{\"cmd\": \"time\", \"id\": \"$id\", \"task\": \"batch\", \"k\": 10000, \"min_time\": 0.3, \"max_reps\": 50}"
   done
-  tail -40 "$RES/bench.log"
+  echo '{"cmd": "quit"}'
+}
+: >"$RES/bench.log"
+FOUND_BENCH=0
+if [ -x "$BUILD/bin/hfcore_micro" ]; then
+  FOUND_BENCH=1
+  section "hfcore_micro"
+  bench_run hfcore_micro 150 "$BUILD/bin/hfcore_micro" --benchmark_min_time=0.05 \
+    --benchmark_filter="${HFCORE_GPU_BENCH_FILTER:-.}"
 fi
+if [ -x "$BUILD/bin/hfcore_timer" ]; then
+  FOUND_BENCH=1
+  section "hfcore_timer"
+  timer_requests >"$BUILD/timer-requests.jsonl"
+  bench_run hfcore_timer 120 sh -c "\"$BUILD/bin/hfcore_timer\" <\"$BUILD/timer-requests.jsonl\""
+fi
+for b in $(find "$BUILD/bin" -maxdepth 1 -type f -executable -name '*bench*' 2>/dev/null | sort); do
+  FOUND_BENCH=1
+  bench_run "$(basename "$b")" 120 "$b"
+done
+if [ $FOUND_BENCH = 0 ]; then row benchmarks skip 0 "no bench programs (bench/ absent or not built)"
+else tail -60 "$RES/bench.log"; fi
 
 print_table
 exit $((FAILS > 0))

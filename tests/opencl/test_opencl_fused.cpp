@@ -85,11 +85,12 @@ PackedLikelihood make_model() {
 }
 
 std::vector<double> make_points(int K) {
-    std::vector<double> p;
+    std::vector<double> p(static_cast<std::size_t>(9 * K));
     for (int k = 0; k < K; ++k) {
         const double t = K > 1 ? static_cast<double>(k) / (K - 1) : 0.5;
-        p.insert(p.end(), {1.0 + 0.8 * std::sin(3 * t), 1.0 + 0.03 * std::cos(5 * t), -2.0 + 4 * t,
-                           1.5 - 3 * t, -1.7 + 3.4 * t * t, 0.95 + 0.1 * t, 1.05 - 0.1 * t, 0.9 + 0.2 * t, 1.2 - 0.4 * t});
+        const double row[9] = {1.0 + 0.8 * std::sin(3 * t), 1.0 + 0.03 * std::cos(5 * t), -2.0 + 4 * t,
+                               1.5 - 3 * t, -1.7 + 3.4 * t * t, 0.95 + 0.1 * t, 1.05 - 0.1 * t, 0.9 + 0.2 * t, 1.2 - 0.4 * t};
+        std::copy(row, row + 9, p.begin() + 9 * k);
     }
     // Zero factors: mu = 0 (mu appears twice in one element) and a zero free shapefactor.
     p[0] = 0.0;
@@ -171,33 +172,6 @@ TEST_P(OpenCLFused, MatchesCpuPlugin) {
                  p.cpu->to_host_double(p.fcpu->expected_aux(p.cpu->from_host(pars, {K, 9}))), tol, "expected_aux");
 }
 
-TEST_P(OpenCLFused, GradientMatchesFiniteDifferences) {
-    HF_REQUIRE_PLUGIN("opencl");
-    if (std::string(GetParam()) != "64b") GTEST_SKIP() << "finite differences need 64b";
-    hf::LoadOptions o;
-    o.precision = GetParam();
-    auto be = hf::load_backend("opencl", o);
-    auto f = be->compile_likelihood(make_model());
-    auto pars = make_points(3);
-    pars[0] = 0.7;
-    pars[9 + 3] = 0.3;  // code1 has a kink at 0, where a central difference averages the two slopes
-    auto data = be->from_host(kData);
-    hf::Tensor g;
-    f->logpdf(be->from_host(pars, {3, 9}), data, &g);
-    auto grad = be->to_host_double(g);
-    const double h = 1e-6;
-    for (int k = 0; k < 3; ++k)
-        for (int i = 0; i < 9; ++i) {
-            auto up = pars, dn = pars;
-            up[9 * k + i] += h;
-            dn[9 * k + i] -= h;
-            auto lu = be->to_host_double(f->logpdf(be->from_host(up, {3, 9}), data, nullptr));
-            auto ld = be->to_host_double(f->logpdf(be->from_host(dn, {3, 9}), data, nullptr));
-            const double fd = (lu[k] - ld[k]) / (2 * h);
-            EXPECT_NEAR(grad[9 * k + i], fd, 1e-5 * std::max(1.0, std::fabs(fd))) << "point " << k << " par " << i;
-        }
-}
-
 TEST_P(OpenCLFused, OneEvaluationDownloadsOnlyTheResults) {
     HF_REQUIRE_PLUGIN("opencl");
     hf::LoadOptions o;
@@ -261,6 +235,51 @@ TEST_P(OpenCLFused, ManyPointsAndAnEmptyBatch) {
     auto empty = p.fcl->logpdf(p.cl->empty(p.cl->float_dtype(), {0, 9}), p.cl->from_host(kData), &g);
     EXPECT_EQ(empty.shape(), (hf::Shape{0}));
     EXPECT_EQ(g.shape(), (hf::Shape{0, 9}));
+}
+
+// Central differences need 64b; the 32b gradient is checked against the cpu plugin's above.
+TEST(OpenCLFusedGradient, MatchesFiniteDifferencesAt64b) {
+    HF_REQUIRE_PLUGIN("opencl");
+    hf::LoadOptions o;
+    o.precision = "64b";
+    auto be = hf::load_backend("opencl", o);
+    auto f = be->compile_likelihood(make_model());
+    auto pars = make_points(3);
+    pars[0] = 0.7;
+    pars[9 + 3] = 0.3;  // code1 has a kink at 0, where a central difference averages the two slopes
+    auto data = be->from_host(kData);
+    hf::Tensor g;
+    f->logpdf(be->from_host(pars, {3, 9}), data, &g);
+    auto grad = be->to_host_double(g);
+    const double h = 1e-6;
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 9; ++i) {
+            auto up = pars, dn = pars;
+            up[9 * k + i] += h;
+            dn[9 * k + i] -= h;
+            auto lu = be->to_host_double(f->logpdf(be->from_host(up, {3, 9}), data, nullptr));
+            auto ld = be->to_host_double(f->logpdf(be->from_host(dn, {3, 9}), data, nullptr));
+            const double fd = (lu[k] - ld[k]) / (2 * h);
+            EXPECT_NEAR(grad[9 * k + i], fd, 1e-5 * std::max(1.0, std::fabs(fd))) << "point " << k << " par " << i;
+        }
+}
+
+// The fused kernels without doubles (GPUs lacking cl_khr_fp64): sums and terms then stay in float.
+TEST(OpenCLNoFp64Fused, MatchesCpuPlugin32b) {
+    HF_REQUIRE_PLUGIN("opencl");
+    HF_REQUIRE_PLUGIN("cpu");
+    hf::test::ScopedEnv hide("HFCORE_OPENCL_DISABLE_FP64", "1");
+    Pair p = load_pair("32b", make_model());
+    const int K = 7;
+    const auto pars = make_points(K);
+    hf::Tensor gcl, gcpu;
+    auto a = p.cl->to_host_double(p.fcl->logpdf(p.cl->from_host(pars, {K, 9}), p.cl->from_host(kData), &gcl));
+    auto e = p.cpu->to_host_double(p.fcpu->logpdf(p.cpu->from_host(pars, {K, 9}), p.cpu->from_host(kData), &gcpu));
+    expect_close(a, e, 1e-5, "logpdf");
+    auto g1 = p.cl->to_host_double(gcl), g2 = p.cpu->to_host_double(gcpu);
+    for (int k = 0; k < K; ++k)
+        expect_close(std::vector<double>(g1.begin() + 9 * k, g1.begin() + 9 * (k + 1)),
+                     std::vector<double>(g2.begin() + 9 * k, g2.begin() + 9 * (k + 1)), 1e-4, "gradient");
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, OpenCLFused, ::testing::Values("64b", "32b"),

@@ -1,12 +1,15 @@
 // The plugin loader against real and deliberately broken plugins: every failure is a PluginError that names the
-// file and the reason, and the process carries on; search order, HFCORE_PLUGIN_PATH, mixed-backend refusal and
-// transfer counting.
+// file and the reason, and the process carries on; search order, HFCORE_PLUGIN_PATH, mixed-backend refusal,
+// transfer counting, and the `hfcore backends` listing.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "hfcore/backends.hpp"
 #include "hfcore/errors.hpp"
@@ -277,6 +280,54 @@ TEST(Backends, TransferCountersArePerInstance) {
     EXPECT_EQ(b1->transfers().download_bytes, 24u);
     EXPECT_EQ(b2->transfers().downloads, 0u);
     EXPECT_EQ(out[2], 9.0);
+}
+
+}  // namespace
+
+namespace {
+
+// Runs the `hfcore` program with `args` and an optional HFCORE_PLUGIN_PATH; returns stdout and the exit code.
+std::pair<std::string, int> run_cli(const std::string& args, const std::string& plugin_path = "") {
+    std::string cmd;
+    if (!plugin_path.empty()) cmd = "HFCORE_PLUGIN_PATH='" + plugin_path + "' ";
+    cmd += std::string("'") + HFCORE_CLI_PATH + "' " + args + " 2>&1";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return {"popen failed", -1};
+    std::string out;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    const int status = ::pclose(p);
+    return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+TEST(BackendsCommand, ListsTheCpuPluginWithItsDevice) {
+    auto [out, rc] = run_cli("backends");
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("cpu"), std::string::npos) << out;
+    EXPECT_NE(out.find("usable"), std::string::npos) << out;
+    EXPECT_NE(out.find("libhfcore-backend-cpu.so"), std::string::npos) << out;
+    EXPECT_NE(out.find("fp64: yes"), std::string::npos) << out;
+}
+
+TEST(BackendsCommand, ShowsWhyAPluginIsUnusableAndWhichAreBroken) {
+    auto [out, rc] = run_cli("backends", kBroken.string());
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("unavailable: simulated: no device on this machine"), std::string::npos) << out;
+    EXPECT_NE(out.find("ABI version 999"), std::string::npos) << out;
+    EXPECT_NE(out.find("missing entry point"), std::string::npos) << out;
+}
+
+TEST(BackendsCommand, JsonListing) {
+    auto [out, rc] = run_cli("backends --json", kBroken.string());
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_EQ(out.rfind("{", 0), 0u) << out;
+    EXPECT_NE(out.find("\"name\": \"cpu\""), std::string::npos) << out;
+    EXPECT_NE(out.find("\"status\": \"unavailable\""), std::string::npos) << out;
+    EXPECT_NE(out.find("\"reason\": \"simulated: no device on this machine\""), std::string::npos) << out;
+    EXPECT_NE(out.find("\"fp64\": true"), std::string::npos) << out;
+    EXPECT_NE(out.find("\"search_path\""), std::string::npos) << out;
+    EXPECT_NE(out.find("\"abi_version\": " + std::to_string(HFCORE_PLUGIN_ABI_VERSION)), std::string::npos) << out;
 }
 
 }  // namespace

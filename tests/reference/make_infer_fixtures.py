@@ -10,11 +10,12 @@ optimizer error (|default - tight|).
 Also records pyhf's CLs on examples/workspaces/example.json (`pyhf cls` defaults).
 
 Usage: python3 tests/reference/make_infer_fixtures.py [validation] [example]   (pyhf 0.7.6, numpy backend)
-Writes tests/reference/infer/validation_tight.json and tests/reference/infer/example.json.
+Writes tests/reference/infer/validation_tight.json, example.json, example_inspect.txt, example_cls.txt.
 """
 import json
 import logging
 import os
+import subprocess
 import sys
 import time
 
@@ -101,6 +102,11 @@ def example():
     }
     with open(os.path.join(OUT, "example.json"), "w") as f:
         json.dump(res, f, indent=1)
+    # `pyhf inspect` and `pyhf cls` output, byte for byte.
+    for cmd, name in ((["pyhf", "inspect", path], "example_inspect.txt"), (["pyhf", "cls", path], "example_cls.txt")):
+        text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        with open(os.path.join(OUT, name), "w") as f:
+            f.write(text)
 
 
 if __name__ == "__main__":

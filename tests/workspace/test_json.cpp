@@ -113,6 +113,7 @@ TEST(Json, SyntaxErrorsNameLineAndColumn) {
     EXPECT_NE(parse_error("[01]").find("leading zeros"), std::string::npos);
     EXPECT_NE(parse_error("").find("empty"), std::string::npos);
     EXPECT_NE(parse_error("[tru]").find("invalid literal"), std::string::npos);
+    EXPECT_NE(parse_error("\xEF\xBB\xBF{}").find("byte order mark"), std::string::npos);
     EXPECT_NE(parse_error(std::string(5000, '[')).find("nesting"), std::string::npos);
 }
 

@@ -1,5 +1,9 @@
 /* Fused HistFactory likelihood for K parameter points (semantics: include/hfcore/likelihood.hpp). Included
- * after hf_likelihood_math.h and fused_layout.h with hf_real set to the program's precision.
+ * after hf_likelihood_math.h and fused_layout.h with hf_real set to the program's precision. Rates are computed
+ * in hf_real; the Poisson and Gaussian terms, their derivatives and every sum are computed in hf_wide, which is
+ * double whenever the device has it (the hfw_* functions are hf_likelihood_math.h instantiated for hf_wide).
+ * At 32b this keeps the NLL good to float rounding of the inputs: the shapesys constraint terms of large-tau
+ * models cancel terms of 1e5 or more, which float arithmetic would leave wrong by 1e-2.
  *
  * hf_logpdf: one work-group per point; its work-items stride over main bins (computing the rates on the fly)
  * and constraints, accumulate compensated partials and finish with a pairwise tree. With want_grad it also
@@ -93,9 +97,9 @@ static void hf_model_init(HfModel* m, __global const int* meta, __global const i
     m->aux_scale = rt + meta[HF_META_REAL + HF_R_AUX_SCALE];
 }
 
-static inline void hf_acc(hf_real* s, hf_real* c, hf_real x)
+static inline void hf_acc(hf_wide* s, hf_wide* c, hf_wide x)
 {
-    hf_real t = *s + x;
+    hf_wide t = *s + x;
     if (fabs(*s) >= fabs(x))
         *c += (*s - t) + x;
     else
@@ -103,19 +107,19 @@ static inline void hf_acc(hf_real* s, hf_real* c, hf_real x)
     *s = t;
 }
 
-static inline hf_real hf_acc_result(hf_real s, hf_real c) { return isfinite(s) ? s + c : s; }
+static inline hf_wide hf_acc_result(hf_wide s, hf_wide c) { return isfinite(s) ? s + c : s; }
 
 /* Pairwise tree over the work-group's compensated partials; every work-item gets the total. */
-static hf_real hf_group_sum(hf_real s, hf_real c, __local hf_real* ls, __local hf_real* lc)
+static hf_wide hf_group_sum(hf_wide s, hf_wide c, __local hf_wide* ls, __local hf_wide* lc)
 {
     int lid = (int)get_local_id(0), L = (int)get_local_size(0), w;
-    hf_real total;
+    hf_wide total;
     ls[lid] = s;
     lc[lid] = c;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (w = L / 2; w > 0; w >>= 1) {
         if (lid < w) {
-            hf_real s1 = ls[lid], c1 = lc[lid];
+            hf_wide s1 = ls[lid], c1 = lc[lid];
             hf_acc(&s1, &c1, ls[lid + w]);
             ls[lid] = s1;
             lc[lid] = c1 + lc[lid + w];
@@ -153,14 +157,14 @@ static hf_real hf_element(const HfModel* m, int e, __global const hf_real* pk, h
 __kernel void hf_logpdf(long K, __global const int* meta, __global const int* itab, __global const hf_real* rtab,
                         __global const hf_real* pars, __global const hf_real* data, long data_stride,
                         __global hf_real* out, int want_grad, __global hf_real* w_out, __global hf_real* base_out,
-                        __global hf_real* pnz_out, __global int* zc_out, __local hf_real* ls, __local hf_real* lc)
+                        __global hf_real* pnz_out, __global int* zc_out, __local hf_wide* ls, __local hf_wide* lc)
 {
     long k = get_group_id(0);
     int lid = (int)get_local_id(0), L = (int)get_local_size(0), b, t;
     HfModel m;
     __global const hf_real* pk;
     __global const hf_real* dk;
-    hf_real s = (hf_real)0, c = (hf_real)0, total;
+    hf_wide s = 0, c = 0, total;
     if (k >= K) return;
     hf_model_init(&m, meta, itab, rtab);
     pk = pars + k * m.P;
@@ -177,28 +181,33 @@ __kernel void hf_logpdf(long K, __global const int* meta, __global const int* it
                 zc_out[k * m.E + e] = zc;
             }
         }
-        hf_acc(&s, &c, hf_poisson_logpdf(n, lam));
-        if (want_grad) w_out[k * m.N + b] = (n == (hf_real)0 ? (hf_real)0 : n / lam) - (hf_real)1;
+        hf_acc(&s, &c, hfw_poisson_logpdf((hf_wide)n, (hf_wide)lam));
+        if (want_grad) w_out[k * m.N + b] = (hf_real)((n == (hf_real)0 ? (hf_wide)0 : (hf_wide)n / (hf_wide)lam) - 1);
     }
     for (t = lid; t < m.G; t += L)
-        hf_acc(&s, &c, hf_normal_logpdf(dk[m.N + m.gauss_aux[t]], pk[m.gauss_par[t]], m.gauss_sigma[t]));
+        hf_acc(&s, &c,
+               hfw_normal_logpdf((hf_wide)dk[m.N + m.gauss_aux[t]], (hf_wide)pk[m.gauss_par[t]],
+                                 (hf_wide)m.gauss_sigma[t]));
     for (t = lid; t < m.Q; t += L)
-        hf_acc(&s, &c, hf_poisson_logpdf(dk[m.N + m.pois_aux[t]], m.pois_tau[t] * pk[m.pois_par[t]]));
+        hf_acc(&s, &c,
+               hfw_poisson_constraint_logpdf((hf_wide)dk[m.N + m.pois_aux[t]], (hf_wide)pk[m.pois_par[t]],
+                                             (hf_wide)m.pois_tau[t]));
     total = hf_group_sum(s, c, ls, lc);
-    if (lid == 0) out[k] = total;
+    if (lid == 0) out[k] = (hf_real)total;
 }
 
 __kernel void hf_grad(long K, __global const int* meta, __global const int* itab, __global const hf_real* rtab,
                       __global const hf_real* pars, __global const hf_real* data, long data_stride,
                       __global const hf_real* w, __global const hf_real* base, __global const hf_real* pnz,
-                      __global const int* zc, __global hf_real* grad, __local hf_real* ls, __local hf_real* lc)
+                      __global const int* zc, __global hf_real* grad, __local hf_wide* ls, __local hf_wide* lc)
 {
     long g = get_group_id(0), k;
     int lid = (int)get_local_id(0), L = (int)get_local_size(0), p, t;
     HfModel m;
     __global const hf_real* pk;
     __global const hf_real* dk;
-    hf_real s = (hf_real)0, c = (hf_real)0, total, alpha;
+    hf_wide s = 0, c = 0, total;
+    hf_real alpha;
     hf_model_init(&m, meta, itab, rtab);
     k = g / m.P;
     p = (int)(g % m.P);
@@ -224,16 +233,16 @@ __kernel void hf_grad(long K, __global const int* meta, __global const int* itab
     }
     for (t = m.par_gauss_off[p] + lid; t < m.par_gauss_off[p + 1]; t += L) {
         int q = m.par_gauss[t];
-        hf_real sg = m.gauss_sigma[q];
-        hf_acc(&s, &c, (dk[m.N + m.gauss_aux[q]] - alpha) / (sg * sg));
+        hf_wide sg = (hf_wide)m.gauss_sigma[q];
+        hf_acc(&s, &c, ((hf_wide)dk[m.N + m.gauss_aux[q]] - (hf_wide)alpha) / (sg * sg));
     }
     for (t = m.par_pois_off[p] + lid; t < m.par_pois_off[p + 1]; t += L) {
         int q = m.par_pois[t];
-        hf_real aux = dk[m.N + m.pois_aux[q]];
-        hf_acc(&s, &c, (aux == (hf_real)0 ? (hf_real)0 : aux / alpha) - m.pois_tau[q]);
+        hf_wide aux = (hf_wide)dk[m.N + m.pois_aux[q]];
+        hf_acc(&s, &c, (aux == 0 ? (hf_wide)0 : aux / (hf_wide)alpha) - (hf_wide)m.pois_tau[q]);
     }
     total = hf_group_sum(s, c, ls, lc);
-    if (lid == 0) grad[g] = total;
+    if (lid == 0) grad[g] = (hf_real)total;
 }
 
 __kernel void hf_expected_main(long K, __global const int* meta, __global const int* itab,

@@ -1,0 +1,123 @@
+// Helpers of the inference tests: pyhf validation cases and the ATLAS eRJR likelihoods loaded as models.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "hfcore/backends.hpp"
+#include "hfcore/infer.hpp"
+#include "hfcore/json.hpp"
+#include "hfcore/model.hpp"
+#include "hfcore/workspace.hpp"
+#include "test_support.hpp"
+
+namespace hf::test {
+
+inline std::filesystem::path validation_dir() { return shared_dir() / "validation" / "pyhf-validation"; }
+inline std::filesystem::path erjr_dir() { return shared_dir() / "data" / "atlas-3l-erjr"; }
+
+inline std::vector<double> numbers(const json::Value& v) {
+    std::vector<double> out;
+    for (const auto& x : v.as_array()) out.push_back(x.is_string() ? std::nan("") : x.as_double());
+    return out;
+}
+
+inline double rel(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+
+// A validation case: its expected.json, the model with the case's effective interpolation codes, the data.
+struct Case {
+    std::string name;
+    json::Value expected;
+    std::unique_ptr<Workspace> ws;
+    std::unique_ptr<Model> model;
+    std::vector<double> data;
+    infer::TestStat test_stat() const { return infer::parse_test_stat(expected["test_stat"].as_string()); }
+    double mu_test() const { return expected["mu_test"].as_double(); }
+};
+
+inline Case load_case(const std::string& name, const std::string& precision = "64b") {
+    Case c;
+    c.name = name;
+    const auto dir = validation_dir() / name;
+    c.expected = json::parse_file((dir / "expected.json").string());
+    c.ws = std::make_unique<Workspace>(Workspace::load_file((dir / "workspace.json").string()));
+    ModelRequest req;
+    const auto& codes = c.expected["model_settings"]["effective_interpcodes"];
+    req.settings.normsys_interpcode = codes["normsys"]["interpcode"].as_string();
+    req.settings.histosys_interpcode = codes["histosys"]["interpcode"].as_string();
+    LoadOptions lo;
+    lo.precision = precision;
+    c.model = std::make_unique<Model>(c.ws->model_spec(req), load_backend("cpu", lo));
+    c.data = c.model->data_from_observations(c.ws->spec().observations);
+    return c;
+}
+
+inline std::vector<std::string> asymptotic_cases() {
+    return {"1bin_lumi",
+            "1bin_normsys",
+            "1bin_shapesys",
+            "1bin_shapesys_q0",
+            "2bin_2channel",
+            "2bin_2channel_coupledhistosys",
+            "2bin_2channel_couplednorm",
+            "2bin_2channel_coupledshapefactor",
+            "2bin_histosys",
+            "sbottom_regionA_1300_205_60",
+            "sbottom_regionA_1400_950_60",
+            "sbottom_regionA_1500_850_60",
+            "sbottom_regionB_1400_550_60",
+            "sbottom_regionC_1600_850_60",
+            "shapesys_nuisparfilter"};
+}
+
+// pyhf with tight fits on the same cases (tests/reference/make_infer_fixtures.py).
+inline const json::Value& tight_reference() {
+    static const json::Value doc =
+        json::parse_file((source_dir() / "tests" / "reference" / "infer" / "validation_tight.json").string());
+    return doc;
+}
+
+inline infer::HypotestOptions case_options(const Case& c) {
+    infer::HypotestOptions o;
+    o.test_stat = c.test_stat();
+    return o;
+}
+
+// The eRJR background-only workspace (loaded once) and a signal point as a model.
+inline const Workspace& erjr_background() {
+    static const Workspace ws = Workspace::load_file((erjr_dir() / "BkgOnly.json").string());
+    return ws;
+}
+inline const json::Value& erjr_expected() {
+    static const json::Value doc = json::parse_file((erjr_dir() / "expected.json").string());
+    return doc;
+}
+
+struct ErjrPoint {
+    std::string name;
+    std::unique_ptr<Model> model;
+    std::vector<double> data;
+};
+
+inline ErjrPoint load_erjr(const std::string& name, const BackendPtr& backend) {
+    ErjrPoint p;
+    p.name = name;
+    const auto& e = erjr_expected()["points"][name];
+    ModelRequest req;
+    req.patches.push_back(JsonPatch::load_file((erjr_dir() / e["patch_file"].as_string()).string()));
+    p.model = std::make_unique<Model>(erjr_background().model_spec(req), backend);
+    p.data = p.model->data_from_observations(erjr_background().spec().observations);
+    return p;
+}
+
+inline std::vector<std::string> erjr_points() {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : erjr_expected()["points"].as_object()) out.push_back(k);
+    return out;
+}
+
+}  // namespace hf::test

@@ -1,0 +1,64 @@
+// Upper limits: TOMS 748 root finding against pyhf's toms748_scan (1e-3 relative), the linear grid scan.
+#include <cmath>
+
+#include "infer_support.hpp"
+
+namespace hf::test {
+namespace {
+
+class ValidationUpperLimit : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ValidationUpperLimit, MatchesPyhfToms748) {
+    HF_REQUIRE_SHARED();
+    Case c = load_case(GetParam());
+    const auto* ul = c.expected.find("upper_limit");
+    if (!ul) GTEST_SKIP() << "no upper limit in expected.json (q0 case)";
+    infer::HypotestOptions o;
+    o.test_stat = infer::parse_test_stat((*ul)["test_stat"].as_string());
+    infer::Toms748Options t;
+    t.level = (*ul)["level"].as_double();
+    t.rtol = 1e-6;
+    t.high = (*ul)["bracket"][1].as_double();
+    auto r = infer::upper_limit(*c.model, c.data, t, o);
+    const double obs = (*ul)["obs"].as_double();
+    EXPECT_LE(rel(r.obs, obs), 1e-3) << "observed limit " << r.obs << " vs pyhf " << obs;
+    auto exp = numbers((*ul)["exp"]);
+    for (int i = 0; i < 5; ++i) EXPECT_LE(rel(r.exp[i], exp[i]), 1e-3) << "expected[" << i << "] " << r.exp[i] << " vs " << exp[i];
+    EXPECT_EQ(r.poi_bounds_used.second, (*ul)["poi_bounds_used"][1].as_double());
+    // CLs at the limits is the level.
+    auto h = infer::hypotest(r.obs, *c.model, c.data, o);
+    EXPECT_NEAR(h.obs, t.level, 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ValidationUpperLimit, ::testing::ValuesIn(asymptotic_cases()));
+
+// The grid scan interpolates CLs(mu) linearly: on a fine grid it lands close to the root-finding limit.
+TEST(UpperLimit, GridScanAgreesWithRootFinding) {
+    HF_REQUIRE_SHARED();
+    Case c = load_case("1bin_normsys");
+    infer::HypotestOptions o;
+    o.test_stat = infer::TestStat::q;
+    std::vector<double> grid;
+    for (int i = 0; i <= 40; ++i) grid.push_back(0.02 * i);
+    auto scan = infer::upper_limit_scan(*c.model, c.data, grid, 0.05, o);
+    auto root = infer::upper_limit(*c.model, c.data, {}, o);
+    EXPECT_EQ(scan.results.size(), grid.size());
+    EXPECT_NEAR(scan.obs, root.obs, 2e-3);
+    for (int i = 0; i < 5; ++i) EXPECT_NEAR(scan.exp[i], root.exp[i], 4e-3) << i;
+    EXPECT_NEAR(root.obs, c.expected["upper_limit"]["obs"].as_double(), 1e-3);
+}
+
+// A bracket that never reaches the level is an error, not a silent answer.
+TEST(UpperLimit, NoBracketIsAnError) {
+    HF_REQUIRE_SHARED();
+    Case c = load_case("1bin_normsys");
+    infer::HypotestOptions o;
+    o.test_stat = infer::TestStat::q;
+    infer::Toms748Options t;
+    t.high = 1e-3;
+    t.max_expansions = 2;
+    EXPECT_THROW(infer::upper_limit(*c.model, c.data, t, o), Error);
+}
+
+}  // namespace
+}  // namespace hf::test
