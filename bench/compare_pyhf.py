@@ -662,8 +662,8 @@ def parse_args():
     ap.add_argument("--scan-points", type=int, default=2, help="eRJR points pyhf runs (extrapolated to all)")
     ap.add_argument("--scan-rounds", type=int, default=2, help="times hfcore runs the whole scan")
     ap.add_argument("--scan-threads", type=int, default=0, help="hfcore scan --threads (default: all CPUs)")
-    ap.add_argument("--sbottom-upper-limits", type=int, default=1,
-                    help="sbottom models on which upper limits are timed (pyhf takes ~10-30 s each)")
+    ap.add_argument("--sbottom-upper-limits", type=int, default=0,
+                    help="sbottom models on which upper limits are timed (pyhf: ~40 hypotests of 3-15 s each)")
     ap.add_argument("--pyhf-round-limit", type=float, default=3.0,
                     help="a pyhf figure whose first round took longer (s) is not repeated")
     ap.add_argument("--no-jax", action="store_true", help="do not install or use jax")
@@ -724,6 +724,9 @@ def main():
                 # ~100 parameters x 100 bins
                 if e["n_pars"] <= 101 and e["bins"] <= 100:
                     tasks += ["fit", "hypotest"]
+                # one checked upper limit where pyhf's fits converge and a hypotest takes ~1 s
+                if e["nuisance"] == 10 and e["bins"] == 100:
+                    tasks += ["upper_limit"]
                 runner.run_workload(e["name"], e["path"], [], tasks, "synthetic", jax=e["nuisance"] == 100)
         if "scan" in only and have_erjr:
             runner.run_scan(erjr_dir)
