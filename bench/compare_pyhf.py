@@ -649,7 +649,7 @@ def parse_args():
     build = os.path.join(ROOT, "build", "bench")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(build, "compare_pyhf.json"), help="results JSON")
-    ap.add_argument("--markdown", default=None, help="also write the tables as Markdown to this file")
+    ap.add_argument("--markdown", default=os.path.join(build, "compare_pyhf.md"), help="the tables as Markdown")
     ap.add_argument("--plot", default=os.path.join(ROOT, "docs", "performance-bins.png"))
     ap.add_argument("--venv", default=os.path.join(build, "pyhf-venv"))
     ap.add_argument("--timer", default=os.path.join(build, "bin", "hfcore_timer"))

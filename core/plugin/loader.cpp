@@ -133,9 +133,18 @@ std::string find_plugin_file(const std::string& name, const std::string& explici
         fs::path f = fs::path(dir) / file_name_for(name);
         if (try_file(f)) return f.string();
     }
-    std::string msg = "no plugin named '" + name + "' (file " + file_name_for(name) + ") in:";
-    for (auto& t : tried) msg += " " + fs::path(t).parent_path().string();
-    throw PluginError(msg + "; set HFCORE_PLUGIN_PATH or pass a path");
+    // Built piecewise: GCC 12 warns falsely (-Wrestrict) on chains of operator+ with a literal first.
+    std::string msg = "no plugin named '";
+    msg += name;
+    msg += "' (file ";
+    msg += file_name_for(name);
+    msg += ") in:";
+    for (auto& t : tried) {
+        msg += ' ';
+        msg += fs::path(t).parent_path().string();
+    }
+    msg += "; set HFCORE_PLUGIN_PATH or pass a path";
+    throw PluginError(msg);
 }
 
 BackendPtr create_from(const LoadedPlugin& p, const std::string& name, const LoadOptions& options) {

@@ -154,7 +154,7 @@ TEST(Cli, ScanPatchFilesAndPatchSet) {
         std::ofstream(dir / "patch.weak.json") << patch_for(2.0, 3.0);
         std::ofstream(dir / "strong.json") << patch_for(20.0, 30.0);
         std::ofstream(dir / "patchset.json")
-            << R"({"metadata": {"references": {"hepdata": "ins0"}, "description": "test signals", "digests": {"sha256": ")"
+            << R"({"metadata": {"references": {"hepdata": "ins1234567"}, "description": "test signals", "digests": {"sha256": ")"
             << ws.digest("sha256") << R"("}, "labels": ["m"]}, "patches": [)"
             << R"({"metadata": {"name": "m100", "values": [100]}, "patch": )" << patch_for(6.0, 9.0) << "},"
             << R"({"metadata": {"name": "m200", "values": [200]}, "patch": )" << patch_for(1.0, 1.0) << "}"

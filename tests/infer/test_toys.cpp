@@ -59,7 +59,9 @@ TEST(Toys, SamplesFollowTheModel) {
                 }
             EXPECT_NEAR(mean, expected[j], 5 * std::sqrt(sigma2 / K)) << name << " column " << j;
             EXPECT_NEAR(var, sigma2, 0.05 * sigma2) << name << " column " << j;
-            if (!gauss) EXPECT_TRUE(integers) << name << " column " << j;
+            if (!gauss) {
+                EXPECT_TRUE(integers) << name << " column " << j;
+            }
         }
     }
 }
