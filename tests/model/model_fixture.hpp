@@ -1,6 +1,7 @@
 // Loads a pyhf reference fixture (tests/reference/model/*.json) and builds the same model with hfcore.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,38 @@ inline Fixture load_fixture(const std::string& name) {
 // |a - b| <= rtol |b| + atol
 inline bool close(double a, double b, double rtol, double atol = 0.0) {
     return std::abs(a - b) <= rtol * std::abs(b) + atol;
+}
+
+// Expected data against pyhf and logpdf (all points in one batch) against the exact (50-digit) value and, within
+// pyhf's own rounding, against pyhf.
+inline void check_points(const Model& m, const Fixture& f, double rtol, double atol) {
+    const auto& points = f.doc["points"].as_array();
+    std::vector<double> all;
+    for (const auto& p : points) {
+        auto pars = numbers(p["pars"]);
+        all.insert(all.end(), pars.begin(), pars.end());
+        auto expected = m.expected_data(pars);
+        auto ref = numbers(p["expected_data"]);
+        ASSERT_EQ(expected.size(), ref.size());
+        for (std::size_t i = 0; i < ref.size(); ++i)
+            EXPECT_TRUE(close(expected[i], ref[i], rtol, atol))
+                << f.name << " " << p["label"].as_string() << " expected_data[" << i << "]: " << expected[i]
+                << " vs pyhf " << ref[i];
+    }
+    // One batched evaluation of every point.
+    auto logpdf = m.logpdf_batch(all, static_cast<std::int64_t>(points.size()), f.data);
+    for (std::size_t k = 0; k < points.size(); ++k) {
+        // pyhf's own logpdf carries its float rounding (up to 2e-3 on eRJR, where Poisson constraints with
+        // tau ~ 1e11 cancel terms of 5e12); logpdf_exact is the same likelihood at 50 digits (mpmath).
+        double exact = points[k]["logpdf_exact"].as_double();
+        double pyhf = points[k]["logpdf"].as_double();
+        double pyhf_rounding = points[k]["logpdf_pyhf_rounding"].as_double();
+        EXPECT_TRUE(close(logpdf[k], exact, rtol, atol))
+            << f.name << " " << points[k]["label"].as_string() << " logpdf " << logpdf[k] << " vs exact " << exact
+            << " (rel " << std::abs(logpdf[k] - exact) / std::abs(exact) << ")";
+        EXPECT_TRUE(close(logpdf[k], pyhf, rtol, atol + pyhf_rounding))
+            << f.name << " " << points[k]["label"].as_string() << " logpdf " << logpdf[k] << " vs pyhf " << pyhf;
+    }
 }
 
 }  // namespace hf::test

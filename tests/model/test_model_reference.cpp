@@ -30,36 +30,6 @@ void check_config(const Model& m, const Fixture& f) {
         EXPECT_EQ(m.poi_index(), static_cast<std::int64_t>(f.doc["poi_index"].as_double()));
 }
 
-void check_points(const Model& m, const Fixture& f, double rtol, double atol) {
-    const auto& points = f.doc["points"].as_array();
-    std::vector<double> all;
-    for (const auto& p : points) {
-        auto pars = numbers(p["pars"]);
-        all.insert(all.end(), pars.begin(), pars.end());
-        auto expected = m.expected_data(pars);
-        auto ref = numbers(p["expected_data"]);
-        ASSERT_EQ(expected.size(), ref.size());
-        for (std::size_t i = 0; i < ref.size(); ++i)
-            EXPECT_TRUE(close(expected[i], ref[i], rtol, atol))
-                << f.name << " " << p["label"].as_string() << " expected_data[" << i << "]: " << expected[i]
-                << " vs pyhf " << ref[i];
-    }
-    // One batched evaluation of every point.
-    auto logpdf = m.logpdf_batch(all, static_cast<std::int64_t>(points.size()), f.data);
-    for (std::size_t k = 0; k < points.size(); ++k) {
-        // pyhf's own logpdf carries its float rounding (up to 2e-3 on eRJR, where Poisson constraints with
-        // tau ~ 1e11 cancel terms of 5e12); logpdf_exact is the same likelihood at 50 digits (mpmath).
-        double exact = points[k]["logpdf_exact"].as_double();
-        double pyhf = points[k]["logpdf"].as_double();
-        double pyhf_rounding = points[k]["logpdf_pyhf_rounding"].as_double();
-        EXPECT_TRUE(close(logpdf[k], exact, rtol, atol))
-            << f.name << " " << points[k]["label"].as_string() << " logpdf " << logpdf[k] << " vs exact " << exact
-            << " (rel " << std::abs(logpdf[k] - exact) / std::abs(exact) << ")";
-        EXPECT_TRUE(close(logpdf[k], pyhf, rtol, atol + pyhf_rounding))
-            << f.name << " " << points[k]["label"].as_string() << " logpdf " << logpdf[k] << " vs pyhf " << pyhf;
-    }
-}
-
 TEST_P(ModelReference, Cpu64MatchesPyhfTo1e12) {
     HF_REQUIRE_SHARED();
     Fixture f = load_fixture(GetParam());

@@ -17,29 +17,6 @@ LoadOptions precision(const char* p) {
     return o;
 }
 
-void check_points(const Model& m, const Fixture& f, double rtol, double atol) {
-    const auto& points = f.doc["points"].as_array();
-    std::vector<double> all;
-    for (const auto& p : points) {
-        auto pars = numbers(p["pars"]);
-        all.insert(all.end(), pars.begin(), pars.end());
-        auto expected = m.expected_data(pars);
-        auto ref = numbers(p["expected_data"]);
-        ASSERT_EQ(expected.size(), ref.size());
-        for (std::size_t i = 0; i < ref.size(); ++i)
-            EXPECT_TRUE(close(expected[i], ref[i], rtol, atol))
-                << f.name << " " << p["label"].as_string() << " expected_data[" << i << "]: " << expected[i]
-                << " vs pyhf " << ref[i];
-    }
-    auto logpdf = m.logpdf_batch(all, static_cast<std::int64_t>(points.size()), f.data);
-    for (std::size_t k = 0; k < points.size(); ++k) {
-        const double exact = points[k]["logpdf_exact"].as_double();
-        EXPECT_TRUE(close(logpdf[k], exact, rtol, atol))
-            << f.name << " " << points[k]["label"].as_string() << " logpdf " << logpdf[k] << " vs exact " << exact
-            << " (rel " << std::abs(logpdf[k] - exact) / std::abs(exact) << ")";
-    }
-}
-
 TEST_P(OpenCLModels, Fused64MatchesPyhfTo1e12) {
     HF_REQUIRE_SHARED();
     HF_REQUIRE_PLUGIN("opencl");
