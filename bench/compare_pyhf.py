@@ -395,8 +395,13 @@ class Runner:
                 numpy_ok = pw.batch_bytes(BATCH_K) <= PYHF_BATCH_MEMORY
                 if self.have_jax and jax and numpy_ok:
                     extra = lambda: pw.batch_jax(BATCH_K)  # noqa: E731
+                # a batch that takes hfcore over a second (10^4 x a large model) is timed once, without warm-up
+                single = rows["logpdf"]["hfcore_s"] if "logpdf" in rows else 0.0
+                slow = single * BATCH_K > 1.0
+                hf_req = {"k": BATCH_K, "min_time": 0.0 if slow else a.fast_time, "min_reps": 1 if slow else 3,
+                          "warmup": not slow}
                 rows[task] = self.measure(
-                    wl, wl, task, a.rounds, {"k": BATCH_K, "min_time": a.fast_time, "min_reps": 3},
+                    wl, wl, task, 1 if slow else a.rounds, hf_req,
                     (lambda: pw.batch_numpy(BATCH_K)) if numpy_ok else None, a.fast_time, 3, extra)
                 if extra is not None:
                     rows[task]["pyhf_jax_compile_s"] = pw._jax[-1]
@@ -413,10 +418,10 @@ class Runner:
                 rows[task] = self.measure(wl, wl, task, 1, {"min_time": a.slow_time, "min_reps": 2},
                                           pw.upper_limit, 0.0, 1)
         self.timer.request(cmd="unload", id=wl)
-        self.check(wl, kind, rows)
+        self.check(wl, kind, rows, pw)
         return rows
 
-    def check(self, wl, kind, rows):
+    def check(self, wl, kind, rows, pw=None):
         """Each check gets a status: pass, FAIL, "pyhf not converged" (hfcore's fit found a lower minimum than
         pyhf's by more than the tolerance: pyhf's numbers are then not a reference) or "pyhf wrong" (eRJR)."""
         tol_cls, tol_nll = 1e-4, 1e-5
@@ -466,7 +471,28 @@ class Runner:
             vals = [(p["CLs_obs"], h["CLs_obs"])] + list(zip(p["CLs_exp"], h["CLs_exp"]))
             d = max_rel(vals)
             status = "pass" if d <= tol_cls else ("FAIL" if pyhf_converged else "pyhf not converged")
-            add("CLs obs + 5 exp", [v[0] for v in vals], [v[1] for v in vals], status, d, tol_cls)
+            extra = {}
+            if status == "FAIL" and pw is not None:
+                # Deep in the tails CLs amplifies small differences in the fits; pyhf's scipy fits stop at
+                # tolerance 1e-6 by default. Ask pyhf again with tolerance 1e-12 before calling it a failure.
+                self.pyhf.set_backend("numpy", self.pyhf.optimize.scipy_optimizer(tolerance=1e-12))
+                try:
+                    fn, res = pw.hypotest()
+                    fn()
+                    t = res()
+                finally:
+                    self.pyhf.set_backend("numpy", self.pyhf.optimize.scipy_optimizer())
+                tvals = [(t["CLs_obs"], h["CLs_obs"])] + list(zip(t["CLs_exp"], h["CLs_exp"]))
+                dt = max_rel(tvals)
+                extra = {"pyhf_tolerance_1e-12": [v[0] for v in tvals], "rel_diff_tolerance_1e-12": dt}
+                if dt <= tol_cls:
+                    status = "pass with pyhf's fits at tolerance 1e-12"
+                    self.notes.append(
+                        f"{wl}: with pyhf's default fit tolerance (1e-6) CLs differs by up to {d:.2g} relative "
+                        f"(CLs values from {min(v[1] for v in vals):.1g} to {max(v[1] for v in vals):.1g}; small ones amplify "
+                        f"small differences in the fits); with pyhf's scipy fits at tolerance "
+                        f"1e-12 the largest difference is {dt:.2g}.")
+            add("CLs obs + 5 exp", [v[0] for v in vals], [v[1] for v in vals], status, d, tol_cls, **extra)
         if ul and ul["pyhf_result"]:
             p, h = ul["pyhf_result"], ul["hfcore_result"]
             vals = [(p["obs"], h["obs"])] + list(zip(p["exp"], h["exp"]))

@@ -8,7 +8,8 @@
 //     -> {"ok": true, "n_pars": P, "n_main": N, "n_aux": A, "seconds": load+compile time}
 //   {"cmd": "time", "id": "erjr", "task": "logpdf"|"logpdf_device"|"batch"|"grad"|"fit"|"hypotest"|
 //    "upper_limit", "k": 10000 (batch), "min_time": 0.2, "min_reps": 3, "max_reps": 1000,
-//    "polish": false, "algorithm": "lbfgs", "tolerance": 1e-6 (fit options, optional)}
+//    "polish": false, "algorithm": "lbfgs", "tolerance": 1e-6 (fit options, optional),
+//    "warmup": false (no untimed first call)}
 //     -> {"ok": true, "times": [wall seconds per call...], "cpu_times": [process CPU seconds per call...],
 //         "median": s, "median_cpu": s, "result": {...}}
 //   {"cmd": "quit"}
@@ -152,59 +153,67 @@ json::Value cmd_time(const json::Value& req) {
     hopts.fit.algorithm = get_string(req, "algorithm", hopts.fit.algorithm);
     hopts.fit.tolerance = get_number(req, "tolerance", hopts.fit.tolerance);
 
+    // fn is what is timed; report() reads what its last call left (after the timing, so that a slow task is
+    // not run once more only for its answer).
     json::Object result;
-    std::function<void()> fn;
+    std::function<void()> fn, report = [] {};
     if (task == "logpdf") {
-        double lp = 0;
-        fn = [&] { lp = m.logpdf(init, data); };
-        fn();
-        result.set("logpdf", json::Value(lp));
+        auto lp = std::make_shared<double>(0.0);
+        fn = [&m, &data, &init, lp] { *lp = m.logpdf(init, data); };
+        report = [&result, lp] { result.set("logpdf", json::Value(*lp)); };
     } else if (task == "logpdf_device") {
         // Parameters and data already on the device: the evaluation alone plus one download.
         hf::Tensor p = l.backend->from_host(init, {1, m.n_pars()});
-        fn = [&, p] { (void)l.backend->to_host_double(m.logpdf(p, l.data_device)); };
+        fn = [&m, &l, p] { (void)l.backend->to_host_double(m.logpdf(p, l.data_device)); };
     } else if (task == "batch") {
         const auto k = static_cast<std::int64_t>(get_number(req, "k", 10000));
         auto pts = std::make_shared<std::vector<double>>(hf::bench::parameter_points(m, k));
         auto out = std::make_shared<std::vector<double>>();
         fn = [&m, &data, pts, out, k] { *out = m.logpdf_batch(*pts, k, data); };
-        fn();
-        result.set("k", json::Value(k));
-        result.set("logpdf_first", json::Value(out->at(0)));
+        report = [&result, out, k] {
+            result.set("k", json::Value(k));
+            result.set("logpdf_first", json::Value(out->at(0)));
+        };
     } else if (task == "grad") {
         auto g = std::make_shared<std::vector<double>>();
-        fn = [&, g] { (void)m.logpdf_and_grad(init, l.data_device, *g); };
+        fn = [&m, &l, &init, g] { (void)m.logpdf_and_grad(init, l.data_device, *g); };
     } else if (task == "fit") {
         auto r = std::make_shared<hf::infer::FitResult>();
-        fn = [&, r] { *r = hf::infer::fit(m, data, {}, hopts.fit); };
-        fn();
-        result.set("twice_nll", json::Value(r->twice_nll));
-        result.set("converged", json::Value(r->converged));
-        result.set("reason", json::Value(r->reason));
-        result.set("mu_hat", json::Value(m.poi_index() >= 0 ? r->bestfit.at(m.poi_index()) : 0.0));
-        result.set("n_eval", json::Value(r->n_eval));
+        fn = [&m, &data, hopts, r] { *r = hf::infer::fit(m, data, {}, hopts.fit); };
+        report = [&result, &m, r] {
+            result.set("twice_nll", json::Value(r->twice_nll));
+            result.set("converged", json::Value(r->converged));
+            result.set("reason", json::Value(r->reason));
+            result.set("mu_hat", json::Value(m.poi_index() >= 0 ? r->bestfit.at(m.poi_index()) : 0.0));
+            result.set("n_eval", json::Value(r->n_eval));
+        };
     } else if (task == "hypotest") {
         const double mu = get_number(req, "mu", 1.0);
         auto r = std::make_shared<hf::infer::HypotestResult>();
-        fn = [&, r, mu] { *r = hf::infer::hypotest(mu, m, data, hopts); };
-        fn();
-        result.set("CLs_obs", json::Value(r->obs));
-        result.set("CLs_exp", to_json(r->exp));
-        result.set("twice_nll", json::Value(r->twice_nll_free));
-        result.set("converged", json::Value(r->converged));
+        fn = [&m, &data, hopts, r, mu] { *r = hf::infer::hypotest(mu, m, data, hopts); };
+        report = [&result, r] {
+            result.set("CLs_obs", json::Value(r->obs));
+            result.set("CLs_exp", to_json(r->exp));
+            result.set("twice_nll", json::Value(r->twice_nll_free));
+            result.set("converged", json::Value(r->converged));
+        };
     } else if (task == "upper_limit") {
         hf::infer::Toms748Options t;
         t.rtol = get_number(req, "rtol", 1e-4);
         auto r = std::make_shared<hf::infer::UpperLimitResult>();
-        fn = [&, r, t] { *r = hf::infer::upper_limit(m, data, t, hopts); };
-        fn();
-        result.set("obs", json::Value(r->obs));
-        result.set("exp", to_json(r->exp));
-        result.set("n_hypotests", json::Value(static_cast<std::int64_t>(r->scanned.size())));
+        fn = [&m, &data, hopts, r, t] { *r = hf::infer::upper_limit(m, data, t, hopts); };
+        report = [&result, r] {
+            result.set("obs", json::Value(r->obs));
+            result.set("exp", to_json(r->exp));
+            result.set("n_hypotests", json::Value(static_cast<std::int64_t>(r->scanned.size())));
+        };
     } else {
         throw hf::Error("unknown task '" + task + "'");
     }
+    // One untimed call first (caches, page faults), unless the request says "warmup": false.
+    if (const auto* w = req.find("warmup"); !(w && w->is_bool() && !w->as_bool())) fn();
     const Samples times = repeat(fn, min_time, min_reps, max_reps);
+    report();
     json::Object out;
     out.set("ok", json::Value(true));
     out.set("task", json::Value(task));

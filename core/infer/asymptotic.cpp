@@ -7,6 +7,7 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/infer.hpp"
+#include "infer/stat_internal.hpp"
 
 namespace hf::infer {
 
@@ -29,38 +30,62 @@ AsymptoticCalculator::AsymptoticCalculator(const Model& model, std::vector<doubl
                              test_stat_name(options_.test_stat));
 }
 
+std::shared_ptr<AsymptoticFitCache> make_asymptotic_cache() { return std::make_shared<AsymptoticFitCache>(); }
+
 double AsymptoticCalculator::teststatistic(double poi_test) {
     const FitConfig cfg = options_.config.resolved(model_);
     const TestStat stat = options_.test_stat;
+    const std::int64_t poi = model_.poi_index();
+    if (poi < 0)
+        throw InputError("", "poi",
+                         "No POI is defined. A POI is required for profile likelihood based test statistics.");
     auto& be = *model_.backend();
     Tensor data_t = be.from_host(data_);
-    auto obs = test_statistic(stat, poi_test, model_, data_t, cfg, options_.fit);
-    const double sqrtq = std::sqrt(obs.value);
+    auto cache = options_.cache ? options_.cache : make_asymptotic_cache();
+    const double mu = stat == TestStat::q0 ? 0.0 : poi_test;
 
-    const double asimov_mu = stat == TestStat::q0 ? 1.0 : 0.0;
-    auto asimov_fit = fixed_poi_fit(asimov_mu, model_, data_t, cfg, options_.fit);
-    auto asimov = model_.expected_data(asimov_fit.bestfit, true);
-    auto asi = test_statistic(stat, poi_test, model_, be.from_host(asimov), cfg, options_.fit);
-    sqrtqA_ = std::sqrt(asi.value);
+    // Observed: free fit (independent of mu, cached) and the fit with the POI fixed at mu.
+    if (!cache->have_free_data) {
+        cache->free_data = fit(model_, data_t, cfg, options_.fit);
+        cache->have_free_data = true;
+    }
+    const FitResult& free = cache->free_data;
+    const FitResult fixed = fixed_poi_fit(mu, model_, data_t, cfg, options_.fit);
+    const double q = detail::combine_test_stat(stat, mu, fixed.twice_nll, free.twice_nll, free.bestfit[poi]);
+    const double sqrtq = std::sqrt(q);
+
+    // Asimov data from the fixed-POI fit at 0 (1 for q0) and its free fit: both independent of mu, cached.
+    if (!cache->have_asimov) {
+        const double asimov_mu = stat == TestStat::q0 ? 1.0 : 0.0;
+        cache->asimov_fit = fixed_poi_fit(asimov_mu, model_, data_t, cfg, options_.fit);
+        cache->asimov = model_.expected_data(cache->asimov_fit.bestfit, true);
+        cache->free_asimov = fit(model_, be.from_host(cache->asimov), cfg, options_.fit);
+        cache->have_asimov = true;
+    }
+    Tensor asimov_t = be.from_host(cache->asimov);
+    const FitResult fixed_asimov = fixed_poi_fit(mu, model_, asimov_t, cfg, options_.fit);
+    const double qA = detail::combine_test_stat(stat, mu, fixed_asimov.twice_nll, cache->free_asimov.twice_nll,
+                                                cache->free_asimov.bestfit[poi]);
+    sqrtqA_ = std::sqrt(qA);
 
     HypotestResult& r = result_;
-    r.q_obs = obs.value;
-    r.q_asimov = asi.value;
-    r.asimov_pars = asimov_fit.bestfit;
-    r.free_fit_to_data = obs.free_fit.bestfit;
-    r.free_fit_to_asimov = asi.free_fit.bestfit;
-    r.fixed_poi_fit_to_data = obs.fixed_fit.bestfit;
-    r.fixed_poi_fit_to_asimov = asi.fixed_fit.bestfit;
-    r.twice_nll_free = obs.free_fit.twice_nll;
-    r.converged = obs.free_fit.converged && obs.fixed_fit.converged && asimov_fit.converged &&
-                  asi.free_fit.converged && asi.fixed_fit.converged;
-    r.warnings = obs.warnings;
+    r.q_obs = q;
+    r.q_asimov = qA;
+    r.asimov_pars = cache->asimov_fit.bestfit;
+    r.free_fit_to_data = free.bestfit;
+    r.free_fit_to_asimov = cache->free_asimov.bestfit;
+    r.fixed_poi_fit_to_data = fixed.bestfit;
+    r.fixed_poi_fit_to_asimov = fixed_asimov.bestfit;
+    r.twice_nll_free = free.twice_nll;
+    r.converged = free.converged && fixed.converged && cache->asimov_fit.converged && cache->free_asimov.converged &&
+                  fixed_asimov.converged;
+    r.warnings = detail::test_stat_warnings(stat, poi_test, cfg.bounds[poi].first);
 
     double teststat;
     if (stat == TestStat::q || stat == TestStat::q0 || sqrtq <= sqrtqA_)
         teststat = sqrtq - sqrtqA_;
     else
-        teststat = (obs.value - asi.value) / (2.0 * sqrtqA_);
+        teststat = (q - qA) / (2.0 * sqrtqA_);
     r.teststat = teststat;
     return teststat;
 }

@@ -7,6 +7,7 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/infer.hpp"
+#include "infer/stat_internal.hpp"
 
 namespace hf::infer {
 
@@ -30,6 +31,57 @@ const char* test_stat_name(TestStat t) {
     return "?";
 }
 
+namespace detail {
+
+std::vector<std::string> test_stat_warnings(TestStat stat, double mu, double poi_lo) {
+    std::vector<std::string> w;
+    switch (stat) {
+        case TestStat::q:
+            if (poi_lo == 0)
+                w.push_back(
+                    "qmu test statistic used for fit configuration with POI bounded at zero. Use the qmu_tilde "
+                    "test statistic (--test-stat qtilde) instead.");
+            break;
+        case TestStat::qtilde:
+            if (poi_lo != 0)
+                w.push_back(
+                    "qmu_tilde test statistic used for fit configuration with POI not bounded at zero. Use the "
+                    "qmu test statistic (--test-stat q) instead.");
+            break;
+        case TestStat::t:
+            if (poi_lo == 0)
+                w.push_back(
+                    "tmu test statistic used for fit configuration with POI bounded at zero. Use the tmu_tilde "
+                    "test statistic instead.");
+            break;
+        case TestStat::ttilde:
+            if (poi_lo != 0)
+                w.push_back(
+                    "tmu_tilde test statistic used for fit configuration with POI not bounded at zero. Use the "
+                    "tmu test statistic instead.");
+            break;
+        case TestStat::q0:
+            if (mu != 0.0)
+                w.push_back("q0 test statistic only used for fit configuration with POI set to zero. Setting mu=0.");
+            break;
+    }
+    return w;
+}
+
+double combine_test_stat(TestStat stat, double mu, double twice_nll_fixed, double twice_nll_free, double muhat) {
+    const double tmu = std::max(twice_nll_fixed - twice_nll_free, 0.0);
+    switch (stat) {
+        case TestStat::q:
+        case TestStat::qtilde: return muhat > mu ? 0.0 : tmu;
+        case TestStat::q0: return muhat < 0 ? 0.0 : tmu;
+        case TestStat::t:
+        case TestStat::ttilde: return tmu;
+    }
+    return tmu;
+}
+
+}  // namespace detail
+
 TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const Tensor& data,
                               const FitConfig& config, const FitOptions& options) {
     const std::int64_t poi = model.poi_index();
@@ -38,51 +90,12 @@ TestStatResult test_statistic(TestStat stat, double mu, const Model& model, cons
                          "No POI is defined. A POI is required for profile likelihood based test statistics.");
     TestStatResult r;
     FitConfig cfg = config.resolved(model);
-    const double poi_lo = cfg.bounds[poi].first;
-    switch (stat) {
-        case TestStat::q:
-            if (poi_lo == 0)
-                r.warnings.push_back(
-                    "qmu test statistic used for fit configuration with POI bounded at zero. Use the qmu_tilde "
-                    "test statistic (--test-stat qtilde) instead.");
-            break;
-        case TestStat::qtilde:
-            if (poi_lo != 0)
-                r.warnings.push_back(
-                    "qmu_tilde test statistic used for fit configuration with POI not bounded at zero. Use the "
-                    "qmu test statistic (--test-stat q) instead.");
-            break;
-        case TestStat::t:
-            if (poi_lo == 0)
-                r.warnings.push_back(
-                    "tmu test statistic used for fit configuration with POI bounded at zero. Use the tmu_tilde "
-                    "test statistic instead.");
-            break;
-        case TestStat::ttilde:
-            if (poi_lo != 0)
-                r.warnings.push_back(
-                    "tmu_tilde test statistic used for fit configuration with POI not bounded at zero. Use the "
-                    "tmu test statistic instead.");
-            break;
-        case TestStat::q0:
-            if (mu != 0.0) {
-                r.warnings.push_back(
-                    "q0 test statistic only used for fit configuration with POI set to zero. Setting mu=0.");
-                mu = 0.0;
-            }
-            break;
-    }
+    r.warnings = detail::test_stat_warnings(stat, mu, cfg.bounds[poi].first);
+    if (stat == TestStat::q0) mu = 0.0;
     r.fixed_fit = fixed_poi_fit(mu, model, data, cfg, options);
     r.free_fit = fit(model, data, cfg, options);
-    const double tmu = std::max(r.fixed_fit.twice_nll - r.free_fit.twice_nll, 0.0);
-    const double muhat = r.free_fit.bestfit[poi];
-    switch (stat) {
-        case TestStat::q:
-        case TestStat::qtilde: r.value = muhat > mu ? 0.0 : tmu; break;
-        case TestStat::q0: r.value = muhat < 0 ? 0.0 : tmu; break;
-        case TestStat::t:
-        case TestStat::ttilde: r.value = tmu; break;
-    }
+    r.value = detail::combine_test_stat(stat, mu, r.fixed_fit.twice_nll, r.free_fit.twice_nll,
+                                        r.free_fit.bestfit[poi]);
     return r;
 }
 

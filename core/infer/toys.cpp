@@ -7,6 +7,7 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/infer.hpp"
+#include "infer/stat_internal.hpp"
 #include "infer/toys_internal.hpp"
 
 namespace hf::infer {
@@ -81,13 +82,7 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
         }
         local.batched += (fixed.converged[k] ? 1 : 0) + (free.converged[k] ? 1 : 0);
         if (!ok) ++local.failed;
-        const double tmu = std::max(nll_fixed - nll_free, 0.0);
-        switch (stat) {
-            case TestStat::q:
-            case TestStat::qtilde: out[k] = muhat > mu ? 0.0 : tmu; break;
-            case TestStat::q0: out[k] = muhat < 0 ? 0.0 : tmu; break;
-            default: out[k] = tmu; break;
-        }
+        out[k] = detail::combine_test_stat(stat, mu, nll_fixed, nll_free, muhat);
     }
     if (stats) {
         stats->batched += local.batched;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "hfcore/infer.hpp"
+#include "infer/stat_internal.hpp"
 
 namespace hf::infer {
 
@@ -39,6 +40,8 @@ HypotestOptions widened(const Model& model, const HypotestOptions& options, doub
     o.config = options.config.resolved(model);
     auto& b = o.config.bounds[model.poi_index()];
     if (high > b.second) b.second = high;
+    // The POI-independent fits are shared by every point of the search (for this configuration only).
+    if (o.calctype == CalcType::asymptotics) o.cache = make_asymptotic_cache();
     return o;
 }
 

@@ -101,6 +101,12 @@ CalcType parse_calctype(const std::string& name);
 // Called with (done, total) as toys or scan points complete. Runs on the calling thread.
 using ProgressFn = std::function<void(std::int64_t done, std::int64_t total, const std::string& label)>;
 
+// Fits of an asymptotic hypotest that do not depend on the tested POI value (the free fit to the data, the
+// Asimov data and the free fit to it). Share one cache between hypotests of the same model, data and FitConfig
+// (an upper-limit search does) and those fits run once instead of at every POI value.
+struct AsymptoticFitCache;
+std::shared_ptr<AsymptoticFitCache> make_asymptotic_cache();
+
 struct HypotestOptions {
     TestStat test_stat = TestStat::qtilde;
     CalcType calctype = CalcType::asymptotics;
@@ -113,6 +119,7 @@ struct HypotestOptions {
     std::uint64_t seed = 0;
     std::int64_t toy_batch = 1000;   // K toys fitted together through Model::logpdf([K, P], [K, N + A])
     ProgressFn progress;             // optional
+    std::shared_ptr<AsymptoticFitCache> cache;  // optional, asymptotics only
 };
 
 // Pyhf's Asimov data set: expected main + aux data at the fixed-POI fit to `data` with the POI at asimov_mu.

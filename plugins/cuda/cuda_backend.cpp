@@ -414,6 +414,8 @@ void CudaBackend::k_matmul(const Tensor& a, const Tensor& b, std::int64_t batch,
                         : cublasSgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one, pb, in, sb, pa,
                                                     ik, sa, &zero, pc, in, sc, static_cast<int>(batch));
     }
+    if (st == CUBLAS_STATUS_ALLOC_FAILED)
+        throw OutOfMemory("cuda: out of device memory in a cuBLAS GEMM on " + device_name_);
     if (st != CUBLAS_STATUS_SUCCESS) throw Error("cuda: cuBLAS GEMM failed on " + device_name_ + ": " + cublas_text(st));
 }
 

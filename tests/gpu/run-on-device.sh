@@ -7,6 +7,10 @@
 # along, and this script unpacks them into a private prefix (nothing is installed into /). Without
 # .devicedeps/ it builds against whatever the machine has.
 #
+# With this workplace's device tool: run(command="bash tests/gpu/run-on-device.sh", carry=[".devicedeps"],
+# timeout_s=600); a second call on the still-warm machine reuses the unpacked packages and the build.
+# ../shared does not travel: the benchmarks use their synthetic models there.
+#
 # Usage (repo root):  bash tests/gpu/run-on-device.sh [results-dir]
 #   results-dir: defaults to $OUT (the device tool's folder), else build/gpu-results. At most 8 files land there.
 # Environment:
@@ -274,7 +278,7 @@ if [ $FOUND_BENCH = 0 ]; then row benchmarks skip 0 "no bench programs (bench/ a
 else
   # A short digest on stdout (bench.log has everything): Google Benchmark rows of the cuda backend and
   # each hfcore_timer answer as backend, task, median seconds.
-  grep -E '/cuda/' "$RES/bench.log" | cut -c1-110 | head -30
+  grep -E '^[A-Za-z_]+/.*/cuda/(32|64)b ' "$RES/bench.log" | cut -c1-110 | head -30
   if [ -s "$BUILD/timer-requests.jsonl" ] && command -v python3 >/dev/null; then
     python3 - "$BUILD/timer-requests.jsonl" "$RES/bench.log" <<'PY'
 import json, sys

@@ -11,14 +11,14 @@
 namespace hf::test {
 namespace {
 
-// Points where pyhf + Minuit's CLs is further than 1e-2 (relative) from hfcore's, with the reason; checked
-// against pyhf with tight scipy fits (see the report of issue 4).
-const std::map<std::string, double> kLooser = {
-    // Weak signal, mu-hat at its bound 10 and q_A ~ 1e-3: Minuit's tolerance (EDM ~ 1e-3) is the size of q_A.
-    {"ERJR_350p0_290p0", 0.1},
-    {"ERJR_250p0_190p0", 0.03},
-    {"ERJR_125p0_85p0", 0.03},
-};
+// pyhf's logpdf on these models rounds to ~1e-3 (n log(lam) - lam - lgamma(n + 1) with aux data n ~ 1e11 is a
+// difference of terms of 1e12), so pyhf's fits - Minuit's included - resolve q_A only to a few 1e-3. The
+// expected CLs depend on q_A alone (median: CLs = 2 Phi(-sqrt(q_A))), so q_A is compared with that noise
+// allowed, and CLs within 1e-2 relative only where q_A is large enough for that noise not to matter.
+double q_asimov_from_median(double cls_median) {
+    const double s = infer::normal_isf(0.5 * cls_median);
+    return s * s;
+}
 
 TEST(Erjr, FitsAndClsOnAllPoints) {
     HF_REQUIRE_SHARED();
@@ -26,12 +26,12 @@ TEST(Erjr, FitsAndClsOnAllPoints) {
     const auto t0 = std::chrono::steady_clock::now();
     double worst_nll = -1e300, worst_obs = 0, worst_exp = 0;
     std::string worst_nll_at, worst_obs_at, worst_exp_at;
-    std::ostringstream lower;
+    std::ostringstream lower, unresolved;
     int n = 0;
     for (const auto& name : erjr_points()) {
         const auto& e = erjr_expected()["points"][name];
         auto p = load_erjr(name, backend);
-        ASSERT_EQ(p.model->n_pars(), 69) << name;
+        ASSERT_EQ(p.model->n_pars(), static_cast<std::int64_t>(e["par_names"].as_array().size())) << name;
         auto fit = infer::fit(*p.model, p.data);
         EXPECT_TRUE(fit.converged) << name << ": " << fit.reason;
         const double pyhf_default = e["default"]["mle"]["twice_nll"].as_double();
@@ -45,14 +45,23 @@ TEST(Erjr, FitsAndClsOnAllPoints) {
         auto h = infer::hypotest(1.0, *p.model, p.data);
         EXPECT_TRUE(h.converged) << name;
         const auto& ref = e["minuit_ignore_validity"];
-        const double allowed = kLooser.count(name) ? kLooser.at(name) : 1e-2;
-        const double ro = rel(h.obs, ref["CLs_obs"].as_double());
-        EXPECT_LE(ro, allowed) << name << ": CLs_obs " << h.obs << " pyhf+Minuit " << ref["CLs_obs"].as_double();
-        if (ro > worst_obs) worst_obs = ro, worst_obs_at = name;
         auto exp = numbers(ref["CLs_exp"]);
+        const double qA_ref = q_asimov_from_median(exp[2]);
+        EXPECT_NEAR(h.q_asimov, qA_ref, 4e-3 + 1e-2 * qA_ref) << name << ": q_A";
+        const bool resolved = qA_ref > 0.1;
+        const double ro = rel(h.obs, ref["CLs_obs"].as_double());
+        if (resolved) {
+            EXPECT_LE(ro, 1e-2) << name << ": CLs_obs " << h.obs << " pyhf+Minuit " << ref["CLs_obs"].as_double();
+        } else {
+            EXPECT_NEAR(h.obs, ref["CLs_obs"].as_double(), 0.02) << name << " (q_A " << qA_ref << ")";
+            unresolved << " " << name;
+        }
+        if (ro > worst_obs) worst_obs = ro, worst_obs_at = name;
         for (int i = 0; i < 5; ++i) {
             const double re = rel(h.exp[i], exp[i]);
-            EXPECT_LE(re, 2 * allowed) << name << ": CLs_exp[" << i << "] " << h.exp[i] << " pyhf+Minuit " << exp[i];
+            if (resolved) {
+                EXPECT_LE(re, 1e-2) << name << ": CLs_exp[" << i << "] " << h.exp[i] << " pyhf+Minuit " << exp[i];
+            }
             if (re > worst_exp) worst_exp = re, worst_exp_at = name;
         }
         ++n;
@@ -62,8 +71,9 @@ TEST(Erjr, FitsAndClsOnAllPoints) {
     std::printf("eRJR: %d points in %.1f s; twice_nll - min(pyhf default, Minuit): max %+.2e (%s); lower by more "
                 "than 1e-3 at:%s\n",
                 n, secs, worst_nll, worst_nll_at.c_str(), lower.str().c_str());
-    std::printf("eRJR: CLs vs pyhf+Minuit: worst obs rel %.2e (%s), worst exp rel %.2e (%s)\n", worst_obs,
-                worst_obs_at.c_str(), worst_exp, worst_exp_at.c_str());
+    std::printf("eRJR: CLs vs pyhf+Minuit: worst obs rel %.2e (%s), worst exp rel %.2e (%s); compared through q_A "
+                "only (q_A < 0.1):%s\n",
+                worst_obs, worst_obs_at.c_str(), worst_exp, worst_exp_at.c_str(), unresolved.str().c_str());
 }
 
 // pyhf + Minuit upper limits exist for four points (rtol 1e-4, Minuit flags ignored).

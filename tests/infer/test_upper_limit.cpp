@@ -25,7 +25,9 @@ TEST_P(ValidationUpperLimit, MatchesPyhfToms748) {
     auto exp = numbers((*ul)["exp"]);
     for (int i = 0; i < 5; ++i) EXPECT_LE(rel(r.exp[i], exp[i]), 1e-3) << "expected[" << i << "] " << r.exp[i] << " vs " << exp[i];
     EXPECT_EQ(r.poi_bounds_used.second, (*ul)["poi_bounds_used"][1].as_double());
-    // CLs at the limits is the level.
+    // CLs at the limit is the level (with the POI bound widened as the search did).
+    o.config = infer::FitConfig::suggested(*c.model);
+    o.config.bounds[c.model->poi_index()] = r.poi_bounds_used;
     auto h = infer::hypotest(r.obs, *c.model, c.data, o);
     EXPECT_NEAR(h.obs, t.level, 1e-4);
 }
