@@ -182,3 +182,31 @@ private:
 };
 
 }  // namespace hf
+
+// Declares every Tier 1 kernel as an override, for a plugin's Backend class (inside its class body, under
+// `protected:`), so that the list lives in one place with the interface it implements.
+#define HFCORE_TIER1_KERNEL_OVERRIDES                                                                               \
+    std::shared_ptr<::hf::Storage> k_alloc(::hf::DType dtype, std::int64_t n) override;                             \
+    void k_upload(::hf::Tensor& out, const void* host) override;                                                    \
+    void k_download(const ::hf::Tensor& x, void* host) override;                                                    \
+    void k_fill(::hf::Tensor& out, double value) override;                                                          \
+    void k_arange(::hf::Tensor& out) override;                                                                      \
+    void k_cast(const ::hf::Tensor& x, ::hf::Tensor& out) override;                                                 \
+    void k_unary(::hf::UnaryOp op, const ::hf::Tensor& x, ::hf::Tensor& out) override;                              \
+    void k_binary(::hf::BinaryOp op, const ::hf::Tensor& a, const ::hf::Tensor& b, ::hf::Tensor& out,               \
+                  const ::hf::BroadcastPlan& plan) override;                                                        \
+    void k_where(const ::hf::Tensor& cond, const ::hf::Tensor& a, const ::hf::Tensor& b, ::hf::Tensor& out,         \
+                 const ::hf::BroadcastPlan& plan) override;                                                         \
+    void k_reduce(::hf::ReduceOp op, const ::hf::Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, \
+                  ::hf::Tensor& out) override;                                                                      \
+    void k_transpose(const ::hf::Tensor& x, const std::vector<int>& perm, ::hf::Tensor& out) override;              \
+    void k_concat(const std::vector<::hf::Tensor>& xs, std::int64_t outer, ::hf::Tensor& out) override;             \
+    void k_gather(const ::hf::Tensor& x, const ::hf::Tensor& index, std::int64_t outer, std::int64_t n,             \
+                  std::int64_t inner, ::hf::Tensor& out) override;                                                  \
+    ::hf::Tensor k_masked_select(const ::hf::Tensor& x, const ::hf::Tensor& mask) override;                         \
+    void k_sort(const ::hf::Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, ::hf::Tensor& out)   \
+        override;                                                                                                   \
+    void k_matmul(const ::hf::Tensor& a, const ::hf::Tensor& b, std::int64_t batch, std::int64_t m, std::int64_t k, \
+                  std::int64_t n, bool a_batched, bool b_batched, ::hf::Tensor& out) override;                      \
+    void k_random(::hf::RandomDist dist, const ::hf::Tensor& rate, std::uint64_t seed, std::uint64_t offset,        \
+                  ::hf::Tensor& out) override;

@@ -102,28 +102,7 @@ public:
     }
 
 protected:
-    std::shared_ptr<Storage> k_alloc(DType dtype, std::int64_t n) override;
-    void k_upload(Tensor& out, const void* host) override;
-    void k_download(const Tensor& x, void* host) override;
-    void k_fill(Tensor& out, double value) override;
-    void k_arange(Tensor& out) override;
-    void k_cast(const Tensor& x, Tensor& out) override;
-    void k_unary(UnaryOp op, const Tensor& x, Tensor& out) override;
-    void k_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out, const BroadcastPlan& plan) override;
-    void k_where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out,
-                 const BroadcastPlan& plan) override;
-    void k_reduce(ReduceOp op, const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner,
-                  Tensor& out) override;
-    void k_transpose(const Tensor& x, const std::vector<int>& perm, Tensor& out) override;
-    void k_concat(const std::vector<Tensor>& xs, std::int64_t outer, Tensor& out) override;
-    void k_gather(const Tensor& x, const Tensor& index, std::int64_t outer, std::int64_t n, std::int64_t inner,
-                  Tensor& out) override;
-    Tensor k_masked_select(const Tensor& x, const Tensor& mask) override;
-    void k_sort(const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, Tensor& out) override;
-    void k_matmul(const Tensor& a, const Tensor& b, std::int64_t batch, std::int64_t m, std::int64_t k,
-                  std::int64_t n, bool a_batched, bool b_batched, Tensor& out) override;
-    void k_random(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset,
-                  Tensor& out) override;
+    HFCORE_TIER1_KERNEL_OVERRIDES
 };
 
 // Defined in cpu_random.cpp (kept out of the xtensor translation unit).
