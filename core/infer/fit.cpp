@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <cstdio>
-#include <cstdlib>
 #include <sstream>
 
 #include "hfcore/backend.hpp"
@@ -117,12 +115,6 @@ NewtonOutcome newton_polish(Problem& p, std::vector<double>& y, double& f, doubl
         for (auto& v : d) v = -v;
         double gd = detail::dot(gj.data(), d.data(), m);
         out.edm = -0.5 * gd;
-        if (std::getenv("HFCORE_FIT_DEBUG")) {
-            std::fprintf(stderr, "newton it %d f %.12g edm %.3g shift %.3g nJ %zu\n", it, f, out.edm, shift, m);
-            for (std::size_t a = 0; a < m; ++a)
-                if (std::fabs(gj[a]) > 1e-4 || std::fabs(d[a]) > 1e-2)
-                    std::fprintf(stderr, "   par %d y %.6g [%.3g, %.3g] g %.3g d %.3g H %.3g\n", J[a], y[J[a]], p.lo[J[a]], p.hi[J[a]], gj[a], d[a], hj[a * m + a]);
-        }
         if (!std::isfinite(out.edm)) return out;
         if (out.edm < tol && shift >= 0.0) {
             out.converged = true;
@@ -175,6 +167,85 @@ NewtonOutcome newton_polish(Problem& p, std::vector<double>& y, double& f, doubl
     return out;
 }
 
+// Parameters that can have two basins at +-a: those of a histosys or normsys whose up and down variations move
+// some yield the same way (one-sided systematics symmetrised by hand), on a smooth interpolation. On a kinked one
+// (histosys code0, normsys code1) the side a fit takes from the kink at 0 is decided by the derivative
+// convention there (the right-hand one, as pyhf's forward differences), and mirroring would leave pyhf's minimum.
+std::vector<bool> mirror_candidates(const Model& model) {
+    const auto np = static_cast<std::size_t>(model.n_pars());
+    std::vector<bool> symmetric(np, false), kinked(np, false);
+    const auto& pk = model.packed();
+    for (std::size_t d = 0; d < pk.delta_kind.size(); ++d) {
+        if (pk.delta_kind[d] == kDeltaCode0) kinked[pk.delta_par[d]] = true;
+        if ((pk.delta_hi[d] - pk.delta_nom[d]) * (pk.delta_lo[d] - pk.delta_nom[d]) > 0) symmetric[pk.delta_par[d]] = true;
+    }
+    for (std::size_t f = 0; f < pk.factor_kind.size(); ++f) {
+        if (pk.factor_kind[f] == kFactorNormsysCode1) kinked[pk.factor_par[f]] = true;
+        if (pk.factor_kind[f] != kFactorLinear && (pk.factor_hi[f] - 1.0) * (pk.factor_lo[f] - 1.0) > 0)
+            symmetric[pk.factor_par[f]] = true;
+    }
+    std::vector<bool> out(np);
+    for (std::size_t i = 0; i < np; ++i) out[i] = symmetric[i] && !kinked[i];
+    return out;
+}
+
+// Symmetric variations make the likelihood nearly symmetric in that parameter around its start, with two basins
+// at +-a; which one a fit from the start falls into is luck. A candidate that ended more than 0.3 widths from
+// its start is tried on the other side (the nearly symmetric ones together, and each alone) when the mirrored
+// point is nearly as likely; the lowest minimum wins, for up to three rounds. Returns true when a mirrored basin
+// was taken.
+bool try_mirrored_basins(const Model& model, Problem& p, std::vector<double>& y, double& f, NewtonOutcome& newton,
+                         double tol) {
+    const auto candidate = mirror_candidates(model);
+    bool taken = false;
+    for (int round = 0; round < 3; ++round) {
+        std::vector<std::size_t> cand;
+        for (std::size_t a = 0; a < p.nfree(); ++a)
+            if (candidate[p.free[a]] && std::fabs(y[a]) > 0.3 && -y[a] >= p.lo[a] && -y[a] <= p.hi[a]) cand.push_back(a);
+        if (cand.empty()) return taken;
+        std::vector<std::vector<double>> pts;
+        for (std::size_t a : cand) {
+            pts.push_back(y);
+            pts.back()[a] = -y[a];
+        }
+        auto vals = p.nll_batch(pts, nullptr);
+        // Nearly symmetric: the mirrored point is almost as likely as the minimum itself.
+        std::vector<std::size_t> near;
+        for (std::size_t i = 0; i < cand.size(); ++i)
+            if (vals[i] < f + 0.5) near.push_back(i);
+        if (near.empty()) return taken;
+        std::sort(near.begin(), near.end(), [&](std::size_t a, std::size_t b) { return vals[a] < vals[b]; });
+        std::vector<std::vector<double>> starts;
+        if (near.size() > 1) {
+            starts.push_back(y);
+            for (std::size_t i : near) starts.back()[cand[i]] = -y[cand[i]];
+        }
+        for (std::size_t k = 0; k < near.size() && k < 3; ++k) starts.push_back(pts[near[k]]);
+        std::vector<double> best_y;
+        double best_f = f;
+        NewtonOutcome best_n;
+        for (auto& y2 : starts) {
+            // A quasi-Newton descent first (gradients only): most mirrored starts fall back into the basin they
+            // came from, and only a lower end point is worth the Newton polish.
+            double f2 = p.nll(y2, nullptr);
+            run_nlopt(p, nlopt::LD_LBFGS, y2, f2, 1000);
+            if (!(f2 < best_f - 1e-7)) continue;
+            NewtonOutcome n2 = newton_polish(p, y2, f2, tol, 40);
+            if (n2.converged && f2 < best_f - std::max(1e-9, 10 * tol)) {
+                best_f = f2;
+                best_y = y2;
+                best_n = n2;
+            }
+        }
+        if (best_y.empty()) return taken;
+        y = best_y;
+        f = best_f;
+        newton = best_n;
+        taken = true;
+    }
+    return taken;
+}
+
 FitResult run_fit(const Model& model, const Tensor& data, const FitConfig& cfg, const FitOptions& options) {
     Problem p = detail::make_problem(model, data, cfg);
     const double tol = options.tolerance > 0 ? options.tolerance : detail::default_tolerance(model);
@@ -219,6 +290,9 @@ FitResult run_fit(const Model& model, const Tensor& data, const FitConfig& cfg, 
             // Without polish: check the distance to the minimum only.
             newton = newton_polish(p, y, f, tol, 0);
         }
+    }
+    if (options.mirror_check && options.polish && p.nfree() > 0) {
+        if (try_mirrored_basins(model, p, y, f, newton, tol)) r.algorithm += "+mirror";
     }
 
     r.bestfit = p.to_x(y);

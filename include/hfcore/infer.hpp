@@ -39,6 +39,9 @@ struct FitOptions {
     double tolerance = 0.0;
     bool uncertainties = false;  // also compute the Hessian, uncertainties and correlations
     bool polish = true;          // Newton polish with the finite-difference Hessian after the quasi-Newton fit
+    // Also try the mirrored basin of parameters that moved far from their start on a (nearly) symmetric
+    // likelihood, keeping the lower minimum (see fit.cpp). Kinked interpolations (code0, code1) are left alone.
+    bool mirror_check = true;
 };
 
 struct FitResult {

@@ -100,8 +100,10 @@ TEST(Erjr, UpperLimitsAgreeWithMinuit) {
 TEST(Erjr, ScanWithUpperLimitsCompletes) {
     HF_REQUIRE_SHARED();
     std::string cmd = std::string(HFCORE_CLI_PATH) + " scan " + (erjr_dir() / "BkgOnly.json").string();
-    for (const auto& name : erjr_points())
-        cmd += " " + (erjr_dir() / erjr_expected()["points"][name]["patch_file"].as_string()).string();
+    for (const auto& name : erjr_points()) {
+        cmd += ' ';
+        cmd += (erjr_dir() / erjr_expected()["points"][name]["patch_file"].as_string()).string();
+    }
     cmd += " --upper-limit --threads 2 2>&1";
     const auto t0 = std::chrono::steady_clock::now();
     FILE* pipe = popen(cmd.c_str(), "r");
