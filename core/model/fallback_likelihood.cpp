@@ -209,7 +209,7 @@ private:
             Tensor one = scalar_like(a, 1.0);
             Tensor up = sub(d_hi_, d_nom_), dn = sub(d_nom_, d_lo_);
             // code0
-            Tensor pos = cmp(BinaryOp::gt, a, 0.0);
+            Tensor pos = cmp(BinaryOp::ge, a, 0.0);
             Tensor s0 = where(pos, up, dn);
             Tensor d0 = mul(a, s0);
             // code2 (pyhf's vectorised form)

@@ -57,7 +57,8 @@ HF_FN hf_real hf_factor(int kind, hf_real alpha, hf_real lo, hf_real hi, HF_GLOB
 HF_FN hf_real hf_delta(int kind, hf_real alpha, hf_real lo, hf_real nom, hf_real hi, hf_real* dd)
 {
     if (kind == 0) { /* code0: piecewise linear */
-        hf_real slope = alpha > (hf_real)0 ? hi - nom : nom - lo;
+        /* at the kink alpha = 0 take the right-hand slope, as pyhf's forward differences see it */
+        hf_real slope = alpha >= (hf_real)0 ? hi - nom : nom - lo;
         *dd = slope;
         return alpha * slope;
     }
