@@ -1,6 +1,7 @@
 // Tier 1 kernels of the cpu plugin. The only translation unit that includes xtensor (seconds of compile time
 // each): contiguous floating-point elementwise maps go through xt::adapt over the storage so that xsimd
 // vectorises exp/log/sqrt; broadcast loops, reductions and indexing are plain loops over the core's plans.
+#include "hf_scalar_ops.hpp"
 #include <cblas.h>
 
 #include <algorithm>
@@ -167,17 +168,7 @@ void unary_int(UnaryOp op, const T* x, T* o, i64 n) {
 
 // ---------------------------------------------------------------- binary
 
-template <class T>
-T int_pow(T base, T e) {
-    if (e < 0) return base == 1 ? T(1) : base == -1 ? (e % 2 ? T(-1) : T(1)) : T(0);
-    T r = 1;
-    while (e) {
-        if (e & 1) r = static_cast<T>(r * base);
-        base = static_cast<T>(base * base);
-        e >>= 1;
-    }
-    return r;
-}
+using hf::shared::int_pow;
 
 // numpy's maximum/minimum: NaN wins.
 template <class T>

@@ -1,6 +1,7 @@
 // Elementwise kernels: fill, arange, cast, unary and binary maps with broadcasting, where.
 // The op is a run-time argument uniform over the grid (no divergence) so that each dtype costs one kernel,
 // which keeps nvcc's time per architecture small. Semantics follow the cpu plugin (numpy's meaning).
+#include "hf_scalar_ops.hpp"
 #include "cuda_device.cuh"
 
 namespace hf::cuda {
@@ -108,17 +109,7 @@ __device__ inline T nan_min(T a, T b) {
     return b < a ? b : a;
 }
 
-template <class T>
-__device__ inline T int_pow(T base, T e) {
-    if (e < 0) return base == 1 ? T(1) : base == -1 ? (e % 2 ? T(-1) : T(1)) : T(0);
-    T r = 1;
-    while (e) {
-        if (e & 1) r = static_cast<T>(r * base);
-        base = static_cast<T>(base * base);
-        e >>= 1;
-    }
-    return r;
-}
+using hf::shared::int_pow;
 
 template <class T>
 __device__ inline T arith(int op, T x, T y) {
