@@ -48,7 +48,7 @@ std::string shape_str(const Shape& s);
 
 class Backend;
 
-// Memory owned by a backend. Each plugin derives its own (host vector, cl_mem, device pointer...).
+// Memory owned by a backend. Each plugin derives its own (a host vector, an OpenCL buffer, a device pointer).
 class Storage {
 public:
     virtual ~Storage() = default;
