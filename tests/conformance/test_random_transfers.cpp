@@ -6,30 +6,9 @@
 #include "conformance.hpp"
 
 // The reference generator: the shared Philox text, compiled here in double and float.
-namespace ref64 {
-using hf_real = double;
-using hf_u32 = std::uint32_t;
-using hf_u64 = std::uint64_t;
-using std::cos, std::exp, std::fabs, std::floor, std::lgamma, std::log, std::sqrt;
-#define HF_FN [[maybe_unused]] static inline
-#include "../../plugins/shared/philox.h"
-#undef HF_FN
-}  // namespace ref64
-namespace ref32 {
-using hf_real = float;
-using hf_u32 = std::uint32_t;
-using hf_u64 = std::uint64_t;
-static inline float cos(float x) { return std::cos(x); }
-static inline float exp(float x) { return std::exp(x); }
-static inline float fabs(float x) { return std::fabs(x); }
-static inline float floor(float x) { return std::floor(x); }
-static inline float lgamma(float x) { return std::lgamma(x); }
-static inline float log(float x) { return std::log(x); }
-static inline float sqrt(float x) { return std::sqrt(x); }
-#define HF_FN [[maybe_unused]] static inline
-#include "../../plugins/shared/philox.h"
-#undef HF_FN
-}  // namespace ref32
+#include "../../plugins/shared/philox_host.hpp"
+namespace ref64 = hf::philox64;
+namespace ref32 = hf::philox32;
 
 using hf::Shape;
 
