@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 
 #include "fallback_likelihood.hpp"
 #include "packer.hpp"
@@ -23,6 +24,21 @@ struct Model::Impl {
     std::int64_t poi_index = -1;
     std::int64_t n_pars = 0;
     std::string source;
+
+    // The last data uploaded by the host-vector APIs: a fit or a scan passes the same data again and again,
+    // and a device keeps it (and the plugin its data-only constants) only while it is the same tensor.
+    std::mutex data_mutex;
+    std::vector<double> last_data;
+    Tensor last_data_tensor;
+
+    Tensor upload_data(const std::vector<double>& data) {
+        std::lock_guard<std::mutex> lock(data_mutex);
+        if (!last_data_tensor.defined() || last_data != data) {
+            last_data_tensor = backend->from_host(data);
+            last_data = data;
+        }
+        return last_data_tensor;
+    }
 };
 
 namespace {
@@ -175,8 +191,7 @@ std::vector<double> Model::logpdf_batch(const std::vector<double>& pars_kp, std:
         throw InputError(impl_->source, "data", std::to_string(data.size()) + " data values, the model needs " +
                                                     std::to_string(n_main() + n_aux()) + " (main + aux)");
     Tensor p = b.from_host(pars_kp, {k, n_pars()});
-    Tensor d = b.from_host(data);
-    return b.to_host_double(logpdf(p, d));
+    return b.to_host_double(logpdf(p, impl_->upload_data(data)));
 }
 
 double Model::logpdf_and_grad(const std::vector<double>& pars, const Tensor& data, std::vector<double>& grad) const {

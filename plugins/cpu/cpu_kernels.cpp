@@ -409,14 +409,6 @@ std::size_t checked_bytes(DType dtype, i64 n) {
 
 // ---------------------------------------------------------------- storage
 
-CpuStorage::CpuStorage(std::size_t bytes) : bytes_(bytes) {
-    const std::size_t rounded = ((bytes + 63) / 64) * 64;
-    data_ = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-    if (!data_) throw OutOfMemory("cpu: cannot allocate " + std::to_string(bytes) + " bytes of host memory");
-}
-
-CpuStorage::~CpuStorage() { std::free(data_); }
-
 std::shared_ptr<Storage> CpuBackend::k_alloc(DType dtype, std::int64_t n) {
     return std::make_shared<CpuStorage>(checked_bytes(dtype, n));
 }

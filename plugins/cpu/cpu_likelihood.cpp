@@ -1,11 +1,13 @@
 // Tier 2 of the cpu plugin: the packed HistFactory likelihood evaluated with plain loops over its CSR arrays.
 //
-// Per point: each distinct multiplicative term (parameter, kind, lo, hi, coefficients) is evaluated once and
-// shared by every element that uses it; elements then cost a few multiplies. The Poisson terms use the
-// cancellation-free arrangement of hf_likelihood_math.h (hf_poisson_logpdf, hf_poisson_constraint_logpdf); their
-// data-only parts (hf_poisson_const, and aux log(tau/aux) + aux - tau of the constraints) are computed in double
-// once per data tensor and cached, so a call evaluates only what depends on the parameters. Sums accumulate in
-// double with Neumaier compensation, which keeps 32b NLL differences meaningful for fits.
+// Per point, the work that depends on a parameter alone is done once per parameter: each distinct multiplicative
+// term (parameter, kind, lo, hi) is evaluated once (logs of lo/hi precomputed) and shared by the elements that use
+// it, and each histosys parameter gets two interpolation weights (hf_delta_weights), so that a histosys bin costs
+// two multiply-adds against per-bin constants. The Poisson terms use the cancellation-free arrangement of
+// hf_likelihood_math.h; their data-only parts (hf_poisson_const, and aux log(tau/aux) + aux - tau of the
+// constraints) are computed in double once per data content and cached, so a call evaluates only what depends on
+// the parameters. Sums accumulate in double with Neumaier compensation, which keeps 32b NLL differences
+// meaningful for fits.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -54,22 +56,16 @@ template <class R>
 struct Math;
 template <>
 struct Math<double> {
-    static double factor(int k, double a, double lo, double hi, const double* c, double* df) {
-        return lm64::hf_factor(k, a, lo, hi, c, df);
-    }
-    static double delta(int k, double a, double lo, double nom, double hi, double* dd) {
-        return lm64::hf_delta(k, a, lo, nom, hi, dd);
-    }
+    static double fexp(double a, double log_base, double* df) { return lm64::hf_factor_exp(a, log_base, df); }
+    static double code4_poly(double a, const double* c, double* df) { return lm64::hf_factor_code4_poly(a, c, df); }
+    static void delta_weights(int kind, double a, double* w) { lm64::hf_delta_weights(kind, a, w); }
     static double xlogy(double x, double y) { return lm64::hf_xlogy(x, y); }
 };
 template <>
 struct Math<float> {
-    static float factor(int k, float a, float lo, float hi, const float* c, float* df) {
-        return lm32::hf_factor(k, a, lo, hi, c, df);
-    }
-    static float delta(int k, float a, float lo, float nom, float hi, float* dd) {
-        return lm32::hf_delta(k, a, lo, nom, hi, dd);
-    }
+    static float fexp(float a, float log_base, float* df) { return lm32::hf_factor_exp(a, log_base, df); }
+    static float code4_poly(float a, const float* c, float* df) { return lm32::hf_factor_code4_poly(a, c, df); }
+    static void delta_weights(int kind, float a, float* w) { lm32::hf_delta_weights(kind, a, w); }
     static float xlogy(float x, float y) { return lm32::hf_xlogy(x, y); }
 };
 // Data-only constants are computed in double whatever the backend precision.
@@ -85,28 +81,37 @@ struct Neumaier {
     double value() const { return s + c; }
 };
 
-// A distinct multiplicative term: evaluated once per point, shared by the elements that use it.
+// A distinct exponential-type multiplicative term (normsys): evaluated once per point, shared by the elements that
+// use it. Linear factors need no term: their value is the parameter itself.
 template <class R>
 struct Term {
     i32 par = 0;
     i32 kind = 0;
-    R lo = 1, hi = 1;
+    R log_hi = 0, neg_log_lo = 0;  // alpha >= 0 uses hi^alpha, alpha < 0 lo^-alpha = exp(alpha * -log lo)
     R coef[6] = {0, 0, 0, 0, 0, 0};
 };
 
+// A histosys parameter with its interpolation code: two weights per point shared by all its bins.
+struct Slot {
+    i32 par = 0;
+    i32 kind = 0;
+};
+
 // Per-thread working memory: grows to the largest model seen, never shrinks, so calls do not allocate.
+// tv holds every factor value a CSR entry can point at: the P parameters, then the normsys terms.
 template <class R>
 struct Scratch {
-    std::vector<R> tv, dtv, base, prodf, rate, dd, pre;
-    std::vector<double> w, gterm, gacc;
-    void fit(std::size_t T, std::size_t E, std::size_t N, std::size_t D, std::size_t maxf, std::size_t P) {
+    std::vector<R> tv, dtv, w, dw, base, prodf, rate, pre;
+    std::vector<double> wbin, gterm, gslot, gacc;
+    void fit(std::size_t P, std::size_t T, std::size_t S, std::size_t E, std::size_t N, std::size_t maxf) {
         auto grow = [](auto& v, std::size_t n) {
             if (v.size() < n) v.resize(n);
         };
-        grow(tv, T), grow(dtv, T), grow(gterm, T);
+        grow(tv, P + T), grow(dtv, T), grow(gterm, T);
+        grow(w, 2 * S), grow(dw, 2 * S), grow(gslot, 2 * S);
         grow(base, E), grow(prodf, E);
-        grow(rate, N), grow(w, N);
-        grow(dd, D), grow(pre, maxf + 1), grow(gacc, P);
+        grow(rate, N), grow(wbin, N);
+        grow(pre, maxf + 1), grow(gacc, P);
     }
 };
 
@@ -128,35 +133,49 @@ public:
         elem_nom_.assign(pk.elem_nominal.begin(), pk.elem_nominal.end());
         f_off_ = pk.factor_offsets;
         d_off_ = pk.delta_offsets;
-        // Deduplicate factors into terms.
-        std::map<std::tuple<i32, i32, double, double, std::vector<double>>, i32> seen;
+        // Factor entries point into tv: a linear factor at its parameter, a normsys at its deduplicated term.
+        std::map<std::tuple<i32, i32, double, double>, i32> seen;
         const std::size_t F = pk.factor_par.size();
-        f_term_.resize(F);
+        f_src_.resize(F);
         for (std::size_t f = 0; f < F; ++f) {
             const i32 kind = pk.factor_kind[f];
-            std::vector<double> c(6, 0.0);
-            double lo = 1, hi = 1;
-            if (kind != kFactorLinear) {
-                lo = pk.factor_lo[f], hi = pk.factor_hi[f];
-                if (kind == kFactorNormsysCode4) std::copy_n(pk.factor_coef.begin() + 6 * f, 6, c.begin());
+            if (kind == kFactorLinear) {
+                f_src_[f] = pk.factor_par[f];
+                continue;
             }
-            auto key = std::make_tuple(pk.factor_par[f], kind, lo, hi, c);
+            const double lo = pk.factor_lo[f], hi = pk.factor_hi[f];
+            auto key = std::make_tuple(pk.factor_par[f], kind, lo, hi);
             auto it = seen.find(key);
             if (it == seen.end()) {
                 Term<R> t;
-                t.par = pk.factor_par[f], t.kind = kind, t.lo = static_cast<R>(lo), t.hi = static_cast<R>(hi);
-                for (int i = 0; i < 6; ++i) t.coef[i] = static_cast<R>(c[i]);
+                t.par = pk.factor_par[f], t.kind = kind;
+                t.log_hi = static_cast<R>(std::log(static_cast<R>(hi)));
+                t.neg_log_lo = static_cast<R>(-std::log(static_cast<R>(lo)));
+                if (kind == kFactorNormsysCode4)
+                    for (int i = 0; i < 6; ++i) t.coef[i] = static_cast<R>(pk.factor_coef[6 * f + i]);
                 it = seen.emplace(key, static_cast<i32>(terms_.size())).first;
                 terms_.push_back(t);
             }
-            f_term_[f] = it->second;
+            f_src_[f] = static_cast<i32>(P_) + it->second;
         }
         for (i64 e = 0; e < E_; ++e) max_f_ = std::max<i64>(max_f_, f_off_[e + 1] - f_off_[e]);
-        d_par_ = pk.delta_par;
-        d_kind_ = pk.delta_kind;
-        d_lo_.assign(pk.delta_lo.begin(), pk.delta_lo.end());
-        d_nom_.assign(pk.delta_nom.begin(), pk.delta_nom.end());
-        d_hi_.assign(pk.delta_hi.begin(), pk.delta_hi.end());
+        // Histosys bins: constants (cS, cA) of hf_delta_weights, and the slot of their (parameter, code).
+        std::map<std::pair<i32, i32>, i32> slot_of;
+        const std::size_t D = pk.delta_par.size();
+        d_slot_.resize(D);
+        d_coef_.resize(2 * D);
+        for (std::size_t d = 0; d < D; ++d) {
+            auto key = std::make_pair(pk.delta_par[d], pk.delta_kind[d]);
+            auto it = slot_of.find(key);
+            if (it == slot_of.end()) {
+                it = slot_of.emplace(key, static_cast<i32>(slots_.size())).first;
+                slots_.push_back(Slot{key.first, key.second});
+            }
+            d_slot_[d] = it->second;
+            const double up = pk.delta_hi[d] - pk.delta_nom[d], dn = pk.delta_nom[d] - pk.delta_lo[d];
+            d_coef_[2 * d] = static_cast<R>(0.5 * (up + dn));
+            d_coef_[2 * d + 1] = static_cast<R>(0.5 * (up - dn));
+        }
         g_par_ = pk.gauss_par, g_aux_ = pk.gauss_aux;
         for (double s : pk.gauss_sigma) {
             g_inv_var_.push_back(1.0 / (s * s));
@@ -182,7 +201,7 @@ public:
         std::vector<R> pbuf, dbuf;
         const R* pp = as_real(pars, pbuf);
         const R* dp = as_real(data, dbuf);
-        const std::shared_ptr<const std::vector<double>> consts = data_constants(data, dp, per_point ? K : 1);
+        const std::shared_ptr<const std::vector<double>> consts = data_constants(dp, per_point ? K : 1);
 
         Tensor out = be_.empty(float_dtype_of(), Shape{K});
         R* po = data_of<R>(out);
@@ -193,7 +212,7 @@ public:
         }
         parallel_for(K, [&](i64 k0, i64 k1) {
             Scratch<R>& s = scratch<R>();
-            s.fit(terms_.size(), E_, N_, d_par_.size(), max_f_, P_);
+            s.fit(P_, terms_.size(), slots_.size(), E_, N_, max_f_);
             for (i64 k = k0; k < k1; ++k) {
                 const R* d = dp + (per_point ? k * width : 0);
                 const double c = (*consts)[per_point ? k : 0];
@@ -211,7 +230,7 @@ public:
         R* po = data_of<R>(out);
         parallel_for(K, [&](i64 k0, i64 k1) {
             Scratch<R>& s = scratch<R>();
-            s.fit(terms_.size(), E_, N_, d_par_.size(), max_f_, P_);
+            s.fit(P_, terms_.size(), slots_.size(), E_, N_, max_f_);
             for (i64 k = k0; k < k1; ++k) {
                 rates<false>(pp + k * P_, s);
                 std::copy_n(s.rate.data(), N_, po + k * N_);
@@ -298,12 +317,13 @@ private:
     }
 
     // The data-only part of logpdf: hf_poisson_const over the main bins; aux log(tau/aux) + (aux - tau) +
-    // hf_poisson_const(aux) over Poisson constraints; the Gaussian normalisations. Cached for the last data tensor
-    // (tensors are immutable; holding the tensor keeps its storage, hence the key, alive).
-    std::shared_ptr<const std::vector<double>> data_constants(const Tensor& data, const R* dp, i64 rows) {
+    // hf_poisson_const(aux) over Poisson constraints; the Gaussian normalisations. Cached for the last data
+    // content: callers that upload the same data for every call (host-vector APIs, fits) compare a few hundred
+    // bytes instead of evaluating lgamma per bin.
+    std::shared_ptr<const std::vector<double>> data_constants(const R* dp, i64 rows) {
+        const std::size_t n = static_cast<std::size_t>(rows * (N_ + A_));
         std::lock_guard<std::mutex> lock(cache_mutex_);
-        if (cached_data_.defined() && cached_data_.storage() == data.storage() && cached_rows_ == rows &&
-            cached_data_.dtype() == data.dtype())
+        if (cached_consts_ && cached_values_.size() == n && std::memcmp(cached_values_.data(), dp, n * sizeof(R)) == 0)
             return cached_consts_;
         auto c = std::make_shared<std::vector<double>>(static_cast<std::size_t>(rows), gauss_const_);
         for (i64 r = 0; r < rows; ++r) {
@@ -316,36 +336,65 @@ private:
             }
             (*c)[r] += acc.value();
         }
-        cached_data_ = data;
-        cached_rows_ = rows;
+        cached_values_.assign(dp, dp + n);
         cached_consts_ = c;
         return c;
     }
 
-    // Fills s.rate (and s.base, s.prodf, s.tv, s.dtv, s.dd for the gradient).
+    // Fills s.tv (parameters, then normsys term values) and s.w (histosys weights), with their derivatives.
+    template <bool with_derivs>
+    void factors_and_weights(const R* par, Scratch<R>& s) const {
+        R* tv = s.tv.data();
+        std::copy_n(par, P_, tv);
+        R* tt = tv + P_;
+        for (std::size_t u = 0, T = terms_.size(); u < T; ++u) {
+            const Term<R>& t = terms_[u];
+            const R a = par[t.par];
+            R df;
+            if (t.kind == kFactorNormsysCode4 && a < R(1) && a > R(-1))
+                tt[u] = Math<R>::code4_poly(a, t.coef, &df);
+            else
+                tt[u] = Math<R>::fexp(a, a >= R(0) ? t.log_hi : t.neg_log_lo, &df);
+            if constexpr (with_derivs) s.dtv[u] = df;
+        }
+        for (std::size_t k = 0, S = slots_.size(); k < S; ++k) {
+            R wk[4];
+            Math<R>::delta_weights(slots_[k].kind, par[slots_[k].par], wk);
+            s.w[2 * k] = wk[0], s.w[2 * k + 1] = wk[1];
+            if constexpr (with_derivs) s.dw[2 * k] = wk[2], s.dw[2 * k + 1] = wk[3];
+        }
+    }
+
+    // Fills s.rate (and s.base, s.prodf for the gradient).
     template <bool with_derivs>
     void rates(const R* par, Scratch<R>& s) const {
-        const std::size_t T = terms_.size();
-        for (std::size_t u = 0; u < T; ++u) {
-            const Term<R>& t = terms_[u];
-            if (t.kind == kFactorLinear) {
-                s.tv[u] = par[t.par];
-                s.dtv[u] = R(1);
-            } else {
-                s.tv[u] = Math<R>::factor(t.kind, par[t.par], t.lo, t.hi, t.coef, &s.dtv[u]);
-            }
-        }
+        factors_and_weights<with_derivs>(par, s);
         std::fill_n(s.rate.data(), N_, R(0));
         const R* tv = s.tv.data();
+        const R* w = s.w.data();
+        const R* c = d_coef_.data();
+        const i32* slot = d_slot_.data();
         for (i64 e = 0; e < E_; ++e) {
-            R b = elem_nom_[e];
-            for (i32 d = d_off_[e], d1 = d_off_[e + 1]; d < d1; ++d) {
-                R dd;
-                b += Math<R>::delta(d_kind_[d], par[d_par_[d]], d_lo_[d], d_nom_[d], d_hi_[d], &dd);
-                if constexpr (with_derivs) s.dd[d] = dd;
+            // Four independent sums: a bin of a large model has dozens of histosys terms.
+            R b0 = elem_nom_[e], b1 = 0, b2 = 0, b3 = 0;
+            i32 d = d_off_[e];
+            const i32 d1 = d_off_[e + 1];
+            for (; d + 1 < d1; d += 2) {
+                const R* wa = w + 2 * slot[d];
+                const R* wb = w + 2 * slot[d + 1];
+                b0 += c[2 * d] * wa[0];
+                b1 += c[2 * d + 1] * wa[1];
+                b2 += c[2 * d + 2] * wb[0];
+                b3 += c[2 * d + 3] * wb[1];
             }
+            if (d < d1) {
+                const R* wa = w + 2 * slot[d];
+                b0 += c[2 * d] * wa[0];
+                b1 += c[2 * d + 1] * wa[1];
+            }
+            const R b = (b0 + b2) + (b1 + b3);
             R pf = R(1);
-            for (i32 f = f_off_[e], f1 = f_off_[e + 1]; f < f1; ++f) pf *= tv[f_term_[f]];
+            for (i32 f = f_off_[e], f1 = f_off_[e + 1]; f < f1; ++f) pf *= tv[f_src_[f]];
             if constexpr (with_derivs) {
                 s.base[e] = b;
                 s.prodf[e] = pf;
@@ -365,7 +414,7 @@ private:
             const double n = static_cast<double>(data[b]), lam = static_cast<double>(s.rate[b]);
             // hf_poisson_logpdf less hf_poisson_const(n), which lives in `constant`
             acc.add(n > 0 ? Math<double>::xlogy(n, lam / n) + (n - lam) : -lam);
-            if (g) s.w[b] = n > 0 ? n / lam - 1.0 : -1.0;
+            if (g) s.wbin[b] = n > 0 ? n / lam - 1.0 : -1.0;
         }
         const R* aux = data + N_;
         for (std::size_t i = 0; i < g_par_.size(); ++i) {
@@ -384,34 +433,50 @@ private:
     }
 
     void gradient(const R* par, const R* data, Scratch<R>& s, R* grad) const {
+        const std::size_t T = terms_.size(), S = slots_.size();
         double* gacc = s.gacc.data();
-        double* gterm = s.gterm.data();
+        double* gterm = s.gterm.data();  // d logpdf / d (normsys term value)
+        double* gslot = s.gslot.data();  // d logpdf / d (histosys weight)
         std::fill_n(gacc, P_, 0.0);
-        std::fill_n(gterm, terms_.size(), 0.0);
+        std::fill_n(gterm, T, 0.0);
+        std::fill_n(gslot, 2 * S, 0.0);
         const R* tv = s.tv.data();
+        const R* c = d_coef_.data();
         R* pre = s.pre.data();
+        // d logpdf / d tv[i] accumulates in gacc for parameters (linear factors) and gterm for normsys terms.
+        auto add_factor_grad = [&](i32 src, double v) {
+            if (src < P_) gacc[src] += v;
+            else gterm[src - P_] += v;
+        };
         for (i64 e = 0; e < E_; ++e) {
-            const double wb = s.w[elem_bin_[e]];
+            const double wb = s.wbin[elem_bin_[e]];
             const i32 f0 = f_off_[e], f1 = f_off_[e + 1];
             // d rate / d factor_i = base * (product of the other factors): prefix and suffix products, so a
             // factor at 0 (a normfactor at 0) still gets its derivative.
             const double wbase = wb * static_cast<double>(s.base[e]);
             const i32 nf = f1 - f0;
             if (nf == 1) {
-                gterm[f_term_[f0]] += wbase;
+                add_factor_grad(f_src_[f0], wbase);
             } else if (nf > 1) {
                 pre[0] = R(1);
-                for (i32 i = 0; i < nf; ++i) pre[i + 1] = pre[i] * tv[f_term_[f0 + i]];
+                for (i32 i = 0; i < nf; ++i) pre[i + 1] = pre[i] * tv[f_src_[f0 + i]];
                 R suf = R(1);
                 for (i32 i = nf - 1; i >= 0; --i) {
-                    gterm[f_term_[f0 + i]] += wbase * static_cast<double>(pre[i] * suf);
-                    suf *= tv[f_term_[f0 + i]];
+                    add_factor_grad(f_src_[f0 + i], wbase * static_cast<double>(pre[i] * suf));
+                    suf *= tv[f_src_[f0 + i]];
                 }
             }
             const double wpf = wb * static_cast<double>(s.prodf[e]);
-            for (i32 d = d_off_[e], d1 = d_off_[e + 1]; d < d1; ++d) gacc[d_par_[d]] += wpf * static_cast<double>(s.dd[d]);
+            for (i32 d = d_off_[e], d1 = d_off_[e + 1]; d < d1; ++d) {
+                double* gs = gslot + 2 * d_slot_[d];
+                gs[0] += wpf * static_cast<double>(c[2 * d]);
+                gs[1] += wpf * static_cast<double>(c[2 * d + 1]);
+            }
         }
-        for (std::size_t u = 0; u < terms_.size(); ++u) gacc[terms_[u].par] += gterm[u] * static_cast<double>(s.dtv[u]);
+        for (std::size_t u = 0; u < T; ++u) gacc[terms_[u].par] += gterm[u] * static_cast<double>(s.dtv[u]);
+        for (std::size_t k = 0; k < S; ++k)
+            gacc[slots_[k].par] += gslot[2 * k] * static_cast<double>(s.dw[2 * k]) +
+                                   gslot[2 * k + 1] * static_cast<double>(s.dw[2 * k + 1]);
         const R* aux = data + N_;
         for (std::size_t i = 0; i < g_par_.size(); ++i)
             gacc[g_par_[i]] += (static_cast<double>(aux[g_aux_[i]]) - par[g_par_[i]]) * g_inv_var_[i];
@@ -445,17 +510,20 @@ private:
 
     CpuBackend& be_;
     i64 P_ = 0, N_ = 0, A_ = 0, E_ = 0, max_f_ = 0;
-    std::vector<i32> elem_bin_, f_off_, d_off_, f_term_, d_par_, d_kind_;
-    std::vector<R> elem_nom_, d_lo_, d_nom_, d_hi_;
+    std::vector<i32> elem_bin_, f_off_, d_off_;
+    std::vector<i32> f_src_;   // [F] index into Scratch::tv
+    std::vector<i32> d_slot_;  // [D] histosys slot
+    std::vector<R> elem_nom_;
+    std::vector<R> d_coef_;    // [2D] cS, cA of each histosys bin
     std::vector<Term<R>> terms_;
+    std::vector<Slot> slots_;
     std::vector<i32> g_par_, g_aux_, q_par_, q_aux_;
     std::vector<double> g_inv_var_, q_tau_;  // constraints are evaluated in double (see eval)
     double gauss_const_ = 0;
     std::string implementation_;
 
     std::mutex cache_mutex_;
-    Tensor cached_data_;
-    i64 cached_rows_ = 0;
+    std::vector<R> cached_values_;
     std::shared_ptr<const std::vector<double>> cached_consts_;
 };
 

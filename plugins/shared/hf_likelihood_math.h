@@ -9,6 +9,33 @@
  * Kind numbers are those of include/hfcore/likelihood.hpp (FactorKind, DeltaKind).
  */
 
+/* base^alpha as exp(alpha * log_base) and its derivative; callers that evaluate the same factor many times pass
+ * a log computed once. For alpha < 0 a normsys uses lo^-alpha, i.e. log_base = -log(lo). */
+HF_FN hf_real hf_factor_exp(hf_real alpha, hf_real log_base, hf_real* df)
+{
+    hf_real f = exp(alpha * log_base);
+    *df = f * log_base;
+    return f;
+}
+
+/* normsys code4 inside |alpha| < 1: 1 + sum_{i=1..6} coef[i-1] alpha^i and its derivative, by Horner */
+HF_FN hf_real hf_factor_code4_poly(hf_real alpha, HF_GLOBAL const hf_real* coef, hf_real* df)
+{
+    hf_real p = coef[5], dp = (hf_real)6 * coef[5];
+    p = p * alpha + coef[4];
+    dp = dp * alpha + (hf_real)5 * coef[4];
+    p = p * alpha + coef[3];
+    dp = dp * alpha + (hf_real)4 * coef[3];
+    p = p * alpha + coef[2];
+    dp = dp * alpha + (hf_real)3 * coef[2];
+    p = p * alpha + coef[1];
+    dp = dp * alpha + (hf_real)2 * coef[1];
+    p = p * alpha + coef[0];
+    dp = dp * alpha + coef[0];
+    *df = dp;
+    return (hf_real)1 + p * alpha;
+}
+
 /* Multiplicative factor f(alpha) of a modifier; *df receives df/dalpha. coef: 6 code4 coefficients. */
 HF_FN hf_real hf_factor(int kind, hf_real alpha, hf_real lo, hf_real hi, HF_GLOBAL const hf_real* coef,
                         hf_real* df)
@@ -17,40 +44,12 @@ HF_FN hf_real hf_factor(int kind, hf_real alpha, hf_real lo, hf_real hi, HF_GLOB
         *df = (hf_real)1;
         return alpha;
     }
-    if (kind == 1) { /* normsys code1: piecewise exponential */
-        hf_real base = alpha >= (hf_real)0 ? hi : lo;
-        hf_real e = alpha >= (hf_real)0 ? alpha : -alpha;
-        hf_real f = exp(e * log(base));
-        *df = (alpha >= (hf_real)0 ? f : -f) * log(base);
-        return f;
-    }
+    if (kind == 1) /* normsys code1: piecewise exponential */
+        return alpha >= (hf_real)0 ? hf_factor_exp(alpha, log(hi), df) : hf_factor_exp(alpha, -log(lo), df);
     /* normsys code4: exponential outside |alpha| < 1, 6th-order polynomial inside (pyhf: alpha0 = 1) */
-    if (alpha >= (hf_real)1) {
-        hf_real f = exp(alpha * log(hi));
-        *df = f * log(hi);
-        return f;
-    }
-    if (alpha <= (hf_real)-1) {
-        hf_real f = exp(-alpha * log(lo));
-        *df = -f * log(lo);
-        return f;
-    }
-    {
-        /* Horner for 1 + sum_i c_i alpha^i and its derivative */
-        hf_real p = coef[5], dp = (hf_real)6 * coef[5];
-        p = p * alpha + coef[4];
-        dp = dp * alpha + (hf_real)5 * coef[4];
-        p = p * alpha + coef[3];
-        dp = dp * alpha + (hf_real)4 * coef[3];
-        p = p * alpha + coef[2];
-        dp = dp * alpha + (hf_real)3 * coef[2];
-        p = p * alpha + coef[1];
-        dp = dp * alpha + (hf_real)2 * coef[1];
-        p = p * alpha + coef[0];
-        dp = dp * alpha + coef[0]; /* dp now holds sum_i i c_i alpha^(i-1) evaluated by Horner */
-        *df = dp;
-        return (hf_real)1 + p * alpha;
-    }
+    if (alpha >= (hf_real)1) return hf_factor_exp(alpha, log(hi), df);
+    if (alpha <= (hf_real)-1) return hf_factor_exp(alpha, -log(lo), df);
+    return hf_factor_code4_poly(alpha, coef, df);
 }
 
 /* Additive delta of a histosys bin; *dd receives d delta / d alpha. */
@@ -94,6 +93,43 @@ HF_FN hf_real hf_delta(int kind, hf_real alpha, hf_real lo, hf_real nom, hf_real
             hf_real poly = a2 * (a2 * ((hf_real)3 * a2 - (hf_real)10) + (hf_real)15);
             *dd = S + A * alpha * ((hf_real)30 + a2 * ((hf_real)18 * a2 - (hf_real)40));
             return S * alpha + A * poly;
+        }
+    }
+}
+
+/* The same delta written as cS * w[0] + cA * w[1], with per-bin constants cS = (up + dn) / 2, cA = (up - dn) / 2
+ * (up = hi - nom, dn = nom - lo) and weights that depend on alpha only: a kernel computes the weights once per
+ * parameter and each bin then costs two multiply-adds. w[2], w[3] receive dw[0]/dalpha, dw[1]/dalpha. */
+HF_FN void hf_delta_weights(int kind, hf_real alpha, hf_real* w)
+{
+    w[0] = alpha;
+    w[2] = (hf_real)1;
+    if (kind == 0) { /* alpha * up for alpha >= 0 (right-hand slope at the kink), alpha * dn below */
+        w[1] = alpha >= (hf_real)0 ? alpha : -alpha;
+        w[3] = alpha >= (hf_real)0 ? (hf_real)1 : (hf_real)-1;
+    } else if (kind == 2) { /* cA alpha^2 + cS alpha inside; pyhf's linear continuations outside */
+        if (alpha > (hf_real)1) {
+            w[0] = alpha - (hf_real)1;
+            w[1] = (hf_real)2 * (alpha - (hf_real)1);
+            w[3] = (hf_real)2;
+        } else if (alpha >= (hf_real)-1) {
+            w[1] = alpha * alpha;
+            w[3] = (hf_real)2 * alpha;
+        } else {
+            w[1] = (hf_real)-2 * alpha;
+            w[3] = (hf_real)-2;
+        }
+    } else { /* code4p: (15 a^2 - 10 a^4 + 3 a^6) / 8 inside, |alpha| outside */
+        if (alpha > (hf_real)1) {
+            w[1] = alpha;
+            w[3] = (hf_real)1;
+        } else if (alpha < (hf_real)-1) {
+            w[1] = -alpha;
+            w[3] = (hf_real)-1;
+        } else {
+            hf_real a2 = alpha * alpha;
+            w[1] = (hf_real)0.125 * (a2 * (a2 * ((hf_real)3 * a2 - (hf_real)10) + (hf_real)15));
+            w[3] = (hf_real)0.125 * (alpha * ((hf_real)30 + a2 * ((hf_real)18 * a2 - (hf_real)40)));
         }
     }
 }
