@@ -18,56 +18,17 @@
 #include <vector>
 
 #include "cpu_backend.hpp"
-#include "cpu_special.hpp"
+#include "cpu_math.hpp"
+#include "cpu_simd.hpp"
 
 namespace hf::cpu {
 
-// The shared interpolation formulas, once per precision.
-namespace lm64 {
-using hf_real = double;
-static inline double exp(double x) { return std::exp(x); }
-static inline double log(double x) { return std::log(x); }
-static inline double lgamma(double x) { return special::lgamma(x); }
-#define HF_FN [[maybe_unused]] static inline
-#define HF_GLOBAL
-#include "hf_likelihood_math.h"
-#undef HF_GLOBAL
-#undef HF_FN
-}  // namespace lm64
-
-namespace lm32 {
-using hf_real = float;
-static inline float exp(float x) { return std::exp(x); }
-static inline float log(float x) { return std::log(x); }
-static inline float lgamma(float x) { return static_cast<float>(special::lgamma(x)); }
-#define HF_FN [[maybe_unused]] static inline
-#define HF_GLOBAL
-#include "hf_likelihood_math.h"
-#undef HF_GLOBAL
-#undef HF_FN
-}  // namespace lm32
 
 namespace {
 
 using i64 = std::int64_t;
 using i32 = std::int32_t;
 
-template <class R>
-struct Math;
-template <>
-struct Math<double> {
-    static double fexp(double a, double log_base, double* df) { return lm64::hf_factor_exp(a, log_base, df); }
-    static double code4_poly(double a, const double* c, double* df) { return lm64::hf_factor_code4_poly(a, c, df); }
-    static void delta_weights(int kind, double a, double* w) { lm64::hf_delta_weights(kind, a, w); }
-    static double xlogy(double x, double y) { return lm64::hf_xlogy(x, y); }
-};
-template <>
-struct Math<float> {
-    static float fexp(float a, float log_base, float* df) { return lm32::hf_factor_exp(a, log_base, df); }
-    static float code4_poly(float a, const float* c, float* df) { return lm32::hf_factor_code4_poly(a, c, df); }
-    static void delta_weights(int kind, float a, float* w) { lm32::hf_delta_weights(kind, a, w); }
-    static float xlogy(float x, float y) { return lm32::hf_xlogy(x, y); }
-};
 // Data-only constants are computed in double whatever the backend precision.
 inline double poisson_const(double n) { return lm64::hf_poisson_const(n); }
 
@@ -81,14 +42,13 @@ struct Neumaier {
     double value() const { return s + c; }
 };
 
-// A distinct exponential-type multiplicative term (normsys): evaluated once per point, shared by the elements that
-// use it. Linear factors need no term: their value is the parameter itself.
-template <class R>
-struct Term {
+// A distinct exponential-type multiplicative term (normsys), evaluated once per point and shared by the elements
+// that use it. Linear factors need no term: their value is the parameter itself.
+struct TermKey {
     i32 par = 0;
     i32 kind = 0;
-    R log_hi = 0, neg_log_lo = 0;  // alpha >= 0 uses hi^alpha, alpha < 0 lo^-alpha = exp(alpha * -log lo)
-    R coef[6] = {0, 0, 0, 0, 0, 0};
+    double lo = 1, hi = 1;
+    const double* coef = nullptr;  // code4: 6 coefficients in the PackedLikelihood
 };
 
 // A histosys parameter with its interpolation code: two weights per point shared by all its bins.
@@ -102,14 +62,15 @@ struct Slot {
 template <class R>
 struct Scratch {
     std::vector<R> tv, dtv, w, dw, base, prodf, rate, pre;
-    std::vector<double> wbin, gterm, gslot, gacc;
-    void fit(std::size_t P, std::size_t T, std::size_t S, std::size_t E, std::size_t N, std::size_t maxf) {
+    std::vector<double> wbin, wpf, gterm, gslot, gacc;
+    // W: the histosys weight count, padded for the dense path (see cpu_dense.hpp).
+    void fit(std::size_t P, std::size_t T, std::size_t W, std::size_t E, std::size_t N, std::size_t maxf) {
         auto grow = [](auto& v, std::size_t n) {
             if (v.size() < n) v.resize(n);
         };
         grow(tv, P + T), grow(dtv, T), grow(gterm, T);
-        grow(w, 2 * S), grow(dw, 2 * S), grow(gslot, 2 * S);
-        grow(base, E), grow(prodf, E);
+        grow(w, W), grow(dw, W), grow(gslot, W);
+        grow(base, E), grow(prodf, E), grow(wpf, E);
         grow(rate, N), grow(wbin, N);
         grow(pre, maxf + 1), grow(gacc, P);
     }
@@ -134,7 +95,9 @@ public:
         f_off_ = pk.factor_offsets;
         d_off_ = pk.delta_offsets;
         // Factor entries point into tv: a linear factor at its parameter, a normsys at its deduplicated term.
+        // Code4 terms come first, so that their polynomials are one vector loop (simd::code4_poly).
         std::map<std::tuple<i32, i32, double, double>, i32> seen;
+        std::vector<TermKey> keys;
         const std::size_t F = pk.factor_par.size();
         f_src_.resize(F);
         for (std::size_t f = 0; f < F; ++f) {
@@ -143,21 +106,37 @@ public:
                 f_src_[f] = pk.factor_par[f];
                 continue;
             }
-            const double lo = pk.factor_lo[f], hi = pk.factor_hi[f];
-            auto key = std::make_tuple(pk.factor_par[f], kind, lo, hi);
+            auto key = std::make_tuple(pk.factor_par[f], kind, pk.factor_lo[f], pk.factor_hi[f]);
             auto it = seen.find(key);
             if (it == seen.end()) {
-                Term<R> t;
-                t.par = pk.factor_par[f], t.kind = kind;
-                t.log_hi = static_cast<R>(std::log(static_cast<R>(hi)));
-                t.neg_log_lo = static_cast<R>(-std::log(static_cast<R>(lo)));
-                if (kind == kFactorNormsysCode4)
-                    for (int i = 0; i < 6; ++i) t.coef[i] = static_cast<R>(pk.factor_coef[6 * f + i]);
-                it = seen.emplace(key, static_cast<i32>(terms_.size())).first;
-                terms_.push_back(t);
+                it = seen.emplace(key, static_cast<i32>(keys.size())).first;
+                keys.push_back(TermKey{pk.factor_par[f], kind, pk.factor_lo[f], pk.factor_hi[f],
+                                       pk.factor_coef.data() + 6 * f});
             }
-            f_src_[f] = static_cast<i32>(P_) + it->second;
+            f_src_[f] = it->second;  // renumbered below
         }
+        std::vector<i32> order(keys.size()), position(keys.size());
+        for (std::size_t u = 0; u < keys.size(); ++u) order[u] = static_cast<i32>(u);
+        std::stable_partition(order.begin(), order.end(),
+                              [&](i32 u) { return keys[static_cast<std::size_t>(u)].kind == kFactorNormsysCode4; });
+        const std::size_t T = keys.size();
+        n_code4_ = 0;
+        t_coef_.assign(6 * T, R(0));
+        for (std::size_t v = 0; v < T; ++v) {
+            const TermKey& k = keys[static_cast<std::size_t>(order[v])];
+            position[static_cast<std::size_t>(order[v])] = static_cast<i32>(v);
+            t_par_.push_back(k.par);
+            t_log_hi_.push_back(static_cast<R>(std::log(static_cast<R>(k.hi))));
+            t_neg_log_lo_.push_back(static_cast<R>(-std::log(static_cast<R>(k.lo))));
+            if (k.kind == kFactorNormsysCode4) ++n_code4_;
+        }
+        for (std::size_t v = 0; v < n_code4_; ++v)
+            for (std::size_t i = 0; i < 6; ++i)
+                t_coef_[i * n_code4_ + v] = static_cast<R>(keys[static_cast<std::size_t>(order[v])].coef[i]);
+        t_coef_.resize(6 * n_code4_);
+        for (std::size_t f = 0; f < F; ++f)
+            if (pk.factor_kind[f] != kFactorLinear)
+                f_src_[f] = static_cast<i32>(P_) + position[static_cast<std::size_t>(f_src_[f])];
         for (i64 e = 0; e < E_; ++e) max_f_ = std::max<i64>(max_f_, f_off_[e + 1] - f_off_[e]);
         // Histosys bins: constants (cS, cA) of hf_delta_weights, and the slot of their (parameter, code).
         std::map<std::pair<i32, i32>, i32> slot_of;
@@ -176,6 +155,18 @@ public:
             d_coef_[2 * d] = static_cast<R>(0.5 * (up + dn));
             d_coef_[2 * d + 1] = static_cast<R>(0.5 * (up - dn));
         }
+        n_weights_ = simd::padded(2 * slots_.size());
+        if (!slots_.empty() && simd::worthwhile(static_cast<std::size_t>(E_), n_weights_, D)) {
+            dense_c_.assign(static_cast<std::size_t>(E_) * n_weights_, R(0));
+            for (i64 e = 0; e < E_; ++e)
+                for (i32 d = d_off_[e]; d < d_off_[e + 1]; ++d) {
+                    R* row = dense_c_.data() + static_cast<std::size_t>(e) * n_weights_;
+                    row[2 * d_slot_[d]] += d_coef_[2 * d];
+                    row[2 * d_slot_[d] + 1] += d_coef_[2 * d + 1];
+                }
+        }
+        implementation_ = std::string("cpu fused (") + (sizeof(R) == 4 ? "32b" : "64b") +
+                          (dense_c_.empty() ? "" : ", dense histosys") + ")";
         g_par_ = pk.gauss_par, g_aux_ = pk.gauss_aux;
         for (double s : pk.gauss_sigma) {
             g_inv_var_.push_back(1.0 / (s * s));
@@ -183,7 +174,6 @@ public:
         }
         q_par_ = pk.pois_par, q_aux_ = pk.pois_aux;
         q_tau_.assign(pk.pois_tau.begin(), pk.pois_tau.end());
-        implementation_ = std::string("cpu fused (") + (sizeof(R) == 4 ? "32b" : "64b") + ")";
     }
 
     const char* implementation() const override { return implementation_.c_str(); }
@@ -212,7 +202,7 @@ public:
         }
         parallel_for(K, [&](i64 k0, i64 k1) {
             Scratch<R>& s = scratch<R>();
-            s.fit(P_, terms_.size(), slots_.size(), E_, N_, max_f_);
+            s.fit(P_, t_par_.size(), n_weights_, E_, N_, max_f_);
             for (i64 k = k0; k < k1; ++k) {
                 const R* d = dp + (per_point ? k * width : 0);
                 const double c = (*consts)[per_point ? k : 0];
@@ -230,7 +220,7 @@ public:
         R* po = data_of<R>(out);
         parallel_for(K, [&](i64 k0, i64 k1) {
             Scratch<R>& s = scratch<R>();
-            s.fit(P_, terms_.size(), slots_.size(), E_, N_, max_f_);
+            s.fit(P_, t_par_.size(), n_weights_, E_, N_, max_f_);
             for (i64 k = k0; k < k1; ++k) {
                 rates<false>(pp + k * P_, s);
                 std::copy_n(s.rate.data(), N_, po + k * N_);
@@ -347,16 +337,16 @@ private:
         R* tv = s.tv.data();
         std::copy_n(par, P_, tv);
         R* tt = tv + P_;
-        for (std::size_t u = 0, T = terms_.size(); u < T; ++u) {
-            const Term<R>& t = terms_[u];
-            const R a = par[t.par];
-            R df;
-            if (t.kind == kFactorNormsysCode4 && a < R(1) && a > R(-1))
-                tt[u] = Math<R>::code4_poly(a, t.coef, &df);
-            else
-                tt[u] = Math<R>::fexp(a, a >= R(0) ? t.log_hi : t.neg_log_lo, &df);
-            if constexpr (with_derivs) s.dtv[u] = df;
+        R* dtv = s.dtv.data();
+        const bool outside = simd::code4_poly(par, t_par_.data(), t_coef_.data(), n_code4_, tt, dtv);
+        for (std::size_t u = outside ? 0 : n_code4_, T = t_par_.size(); u < T; ++u) {
+            const R a = par[t_par_[u]];
+            if (u < n_code4_ && a < R(1) && a > R(-1)) continue;  // the polynomial holds
+            tt[u] = Math<R>::fexp(a, a >= R(0) ? t_log_hi_[u] : t_neg_log_lo_[u], &dtv[u]);
         }
+        // The padding stays zero: the scratch may hold another model's weights there.
+        std::fill(s.w.begin() + static_cast<std::ptrdiff_t>(2 * slots_.size()),
+                  s.w.begin() + static_cast<std::ptrdiff_t>(n_weights_), R(0));
         for (std::size_t k = 0, S = slots_.size(); k < S; ++k) {
             R wk[4];
             Math<R>::delta_weights(slots_[k].kind, par[slots_[k].par], wk);
@@ -365,41 +355,54 @@ private:
         }
     }
 
-    // Fills s.rate (and s.base, s.prodf for the gradient).
+    // Fills s.base (nominal plus histosys deltas), s.rate, and s.prodf for the gradient.
     template <bool with_derivs>
     void rates(const R* par, Scratch<R>& s) const {
         factors_and_weights<with_derivs>(par, s);
+        R* base = s.base.data();
+        std::copy_n(elem_nom_.data(), E_, base);
+        if (!dense_c_.empty()) {
+            simd::rows_dot(dense_c_.data(), n_weights_, static_cast<std::size_t>(E_), s.w.data(), base);
+        } else {
+            const R* w = s.w.data();
+            const R* c = d_coef_.data();
+            const i32* slot = d_slot_.data();
+            for (i64 e = 0; e < E_; ++e) {
+                // Four independent sums: a bin of a large model has dozens of histosys terms.
+                R b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+                i32 d = d_off_[e];
+                const i32 d1 = d_off_[e + 1];
+                for (; d + 1 < d1; d += 2) {
+                    const R* wa = w + 2 * slot[d];
+                    const R* wb = w + 2 * slot[d + 1];
+                    b0 += c[2 * d] * wa[0];
+                    b1 += c[2 * d + 1] * wa[1];
+                    b2 += c[2 * d + 2] * wb[0];
+                    b3 += c[2 * d + 3] * wb[1];
+                }
+                if (d < d1) {
+                    const R* wa = w + 2 * slot[d];
+                    b0 += c[2 * d] * wa[0];
+                    b1 += c[2 * d + 1] * wa[1];
+                }
+                base[e] += (b0 + b2) + (b1 + b3);
+            }
+        }
         std::fill_n(s.rate.data(), N_, R(0));
         const R* tv = s.tv.data();
-        const R* w = s.w.data();
-        const R* c = d_coef_.data();
-        const i32* slot = d_slot_.data();
         for (i64 e = 0; e < E_; ++e) {
-            // Four independent sums: a bin of a large model has dozens of histosys terms.
-            R b0 = elem_nom_[e], b1 = 0, b2 = 0, b3 = 0;
-            i32 d = d_off_[e];
-            const i32 d1 = d_off_[e + 1];
-            for (; d + 1 < d1; d += 2) {
-                const R* wa = w + 2 * slot[d];
-                const R* wb = w + 2 * slot[d + 1];
-                b0 += c[2 * d] * wa[0];
-                b1 += c[2 * d + 1] * wa[1];
-                b2 += c[2 * d + 2] * wb[0];
-                b3 += c[2 * d + 3] * wb[1];
+            // Two interleaved products halve the multiply latency chain.
+            R p0 = R(1), p1 = R(1);
+            i32 f = f_off_[e];
+            const i32 f1 = f_off_[e + 1];
+            for (; f + 1 < f1; f += 2) {
+                p0 *= tv[f_src_[f]];
+                p1 *= tv[f_src_[f + 1]];
             }
-            if (d < d1) {
-                const R* wa = w + 2 * slot[d];
-                b0 += c[2 * d] * wa[0];
-                b1 += c[2 * d + 1] * wa[1];
-            }
-            const R b = (b0 + b2) + (b1 + b3);
-            R pf = R(1);
-            for (i32 f = f_off_[e], f1 = f_off_[e + 1]; f < f1; ++f) pf *= tv[f_src_[f]];
-            if constexpr (with_derivs) {
-                s.base[e] = b;
-                s.prodf[e] = pf;
-            }
-            s.rate[elem_bin_[e]] += b * pf;
+            if (f < f1) p0 *= tv[f_src_[f]];
+            const R pf = p0 * p1;
+            if constexpr (with_derivs) s.prodf[e] = pf;
+            s.rate[elem_bin_[e]] += base[e] * pf;
         }
     }
 
@@ -433,13 +436,13 @@ private:
     }
 
     void gradient(const R* par, const R* data, Scratch<R>& s, R* grad) const {
-        const std::size_t T = terms_.size(), S = slots_.size();
+        const std::size_t T = t_par_.size(), S = slots_.size();
         double* gacc = s.gacc.data();
         double* gterm = s.gterm.data();  // d logpdf / d (normsys term value)
         double* gslot = s.gslot.data();  // d logpdf / d (histosys weight)
         std::fill_n(gacc, P_, 0.0);
         std::fill_n(gterm, T, 0.0);
-        std::fill_n(gslot, 2 * S, 0.0);
+        std::fill_n(gslot, n_weights_, 0.0);
         const R* tv = s.tv.data();
         const R* c = d_coef_.data();
         R* pre = s.pre.data();
@@ -467,13 +470,17 @@ private:
                 }
             }
             const double wpf = wb * static_cast<double>(s.prodf[e]);
-            for (i32 d = d_off_[e], d1 = d_off_[e + 1]; d < d1; ++d) {
-                double* gs = gslot + 2 * d_slot_[d];
-                gs[0] += wpf * static_cast<double>(c[2 * d]);
-                gs[1] += wpf * static_cast<double>(c[2 * d + 1]);
-            }
+            s.wpf[e] = wpf;
+            if (dense_c_.empty())
+                for (i32 d = d_off_[e], d1 = d_off_[e + 1]; d < d1; ++d) {
+                    double* gs = gslot + 2 * d_slot_[d];
+                    gs[0] += wpf * static_cast<double>(c[2 * d]);
+                    gs[1] += wpf * static_cast<double>(c[2 * d + 1]);
+                }
         }
-        for (std::size_t u = 0; u < T; ++u) gacc[terms_[u].par] += gterm[u] * static_cast<double>(s.dtv[u]);
+        if (!dense_c_.empty())
+            simd::weighted_row_sum(dense_c_.data(), n_weights_, static_cast<std::size_t>(E_), s.wpf.data(), gslot);
+        for (std::size_t u = 0; u < T; ++u) gacc[t_par_[u]] += gterm[u] * static_cast<double>(s.dtv[u]);
         for (std::size_t k = 0; k < S; ++k)
             gacc[slots_[k].par] += gslot[2 * k] * static_cast<double>(s.dw[2 * k]) +
                                    gslot[2 * k + 1] * static_cast<double>(s.dw[2 * k + 1]);
@@ -515,8 +522,13 @@ private:
     std::vector<i32> d_slot_;  // [D] histosys slot
     std::vector<R> elem_nom_;
     std::vector<R> d_coef_;    // [2D] cS, cA of each histosys bin
-    std::vector<Term<R>> terms_;
+    std::vector<i32> t_par_;                // [T] normsys terms, code4 first
+    std::vector<R> t_log_hi_, t_neg_log_lo_;  // [T]
+    std::vector<R> t_coef_;                 // [6 x n_code4_] code4 coefficients, one row per power
+    std::size_t n_code4_ = 0;
     std::vector<Slot> slots_;
+    std::size_t n_weights_ = 0;  // 2 per slot, padded to simd::kPad
+    std::vector<R> dense_c_;     // [E x n_weights_] when the dense histosys path is worthwhile, else empty
     std::vector<i32> g_par_, g_aux_, q_par_, q_aux_;
     std::vector<double> g_inv_var_, q_tau_;  // constraints are evaluated in double (see eval)
     double gauss_const_ = 0;

@@ -1,0 +1,37 @@
+// The vectorisable loops of the cpu fused likelihood, compiled for several x86-64 levels (AVX-512, AVX2+FMA,
+// baseline) and chosen at load time, so that a portable build still uses the machine's vector width.
+//
+// The histosys part of a model whose bins carry most of its histosys parameters (the ATLAS sbottom models:
+// 28 of 52 per bin) is a dense matrix C [rows x ld] times the per-point weight vector; on wide vectors that
+// beats walking the sparse entries, which is bound by their index and gather loads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hf::cpu::simd {
+
+// Row stride multiple: matrices and weight vectors are zero-padded to it.
+constexpr std::size_t kPad = 16;
+
+inline std::size_t padded(std::size_t n) { return (n + kPad - 1) / kPad * kPad; }
+
+// True when a dense [rows x ld] product is expected to beat `nonzeros` sparse multiply-adds on this CPU.
+bool worthwhile(std::size_t rows, std::size_t ld, std::size_t nonzeros);
+
+// out[r] += C[r, 0:ld] . w[0:ld]
+void rows_dot(const double* C, std::size_t ld, std::size_t rows, const double* w, double* out);
+void rows_dot(const float* C, std::size_t ld, std::size_t rows, const float* w, float* out);
+
+// g[j] += sum_r coef[r] * C[r, j]   (j < ld)
+void weighted_row_sum(const double* C, std::size_t ld, std::size_t rows, const double* coef, double* g);
+void weighted_row_sum(const float* C, std::size_t ld, std::size_t rows, const double* coef, double* g);
+
+// normsys code4 polynomials (hf_factor_code4_poly) of n terms: alpha = par[par_idx[u]], coefficients
+// coef[i * n + u] (i < 6); f[u] and df[u] receive the value and derivative. Terms outside |alpha| < 1 get the
+// polynomial too; the caller replaces them with the exponential. Returns whether there are such terms.
+bool code4_poly(const double* par, const std::int32_t* par_idx, const double* coef, std::size_t n, double* f,
+                double* df);
+bool code4_poly(const float* par, const std::int32_t* par_idx, const float* coef, std::size_t n, float* f, float* df);
+
+}  // namespace hf::cpu::simd
