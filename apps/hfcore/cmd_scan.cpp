@@ -38,6 +38,8 @@ hf::json::Value run_job(const Job& job, const hf::Workspace& bkg, const Options&
         hf::Workspace ws = job.patchset ? job.patchset->apply(bkg, job.name) : bkg.patched(*job.patch);
         auto lm = hf::cli::build_model(ws, o.model, backend);
         auto opts = o.infer.hypotest_options();
+        // The hypotest's fits start the upper-limit search (same data and configuration).
+        if (opts.calctype == hf::infer::CalcType::asymptotics) opts.cache = hf::infer::make_asymptotic_cache();
         auto h = hf::infer::hypotest(o.infer.test_poi, *lm.model, lm.data, opts);
         bool converged = h.converged;
         r.set("CLs_obs", h.obs);
@@ -49,7 +51,7 @@ hf::json::Value run_job(const Job& job, const hf::Workspace& bkg, const Options&
             t.level = o.level;
             try {
                 auto ul = hf::infer::upper_limit(*lm.model, lm.data, t, opts);
-                for (const auto& x : ul.results) converged = converged && x.converged;
+                converged = converged && ul.converged;
                 hf::json::Object u;
                 u.set("obs", ul.obs);
                 u.set("exp", hf::cli::to_json(ul.exp));

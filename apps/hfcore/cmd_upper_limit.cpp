@@ -65,9 +65,7 @@ const hf::cli::Register reg(
                 t.high = o->upper;
                 r = hf::infer::upper_limit(*lm.model, lm.data, t, opts);
             }
-            bool converged = true;
-            for (const auto& h : r.results) converged = converged && h.converged;
-            if (!converged) hf::cli::warn("some fits did not converge; the limits may be inaccurate");
+            if (!r.converged) hf::cli::warn("some fits did not converge; the limits may be inaccurate");
             hf::json::Object out;
             out.set("obs", r.obs);
             out.set("exp", hf::cli::to_json(r.exp));

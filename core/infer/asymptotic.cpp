@@ -28,58 +28,80 @@ AsymptoticCalculator::AsymptoticCalculator(const Model& model, std::vector<doubl
         throw InputError("", "test_stat",
                          std::string("the asymptotic calculator supports q0, q and qtilde, not ") +
                              test_stat_name(options_.test_stat));
+    if (model_.poi_index() < 0)
+        throw InputError("", "poi",
+                         "No POI is defined. A POI is required for profile likelihood based test statistics.");
+    config_ = options_.config.resolved(model_);
+    cache_ = options_.cache ? options_.cache : make_asymptotic_cache();
 }
 
 std::shared_ptr<AsymptoticFitCache> make_asymptotic_cache() { return std::make_shared<AsymptoticFitCache>(); }
 
+// The Asimov data from the fixed-POI fit at 0 (1 for q0) and its free fit: both independent of mu, cached.
+void AsymptoticCalculator::ensure_asimov() {
+    AsymptoticFitCache& c = *cache_;
+    if (c.have_asimov) return;
+    const double asimov_mu = options_.test_stat == TestStat::q0 ? 1.0 : 0.0;
+    c.asimov_fit = fixed_poi_fit(asimov_mu, model_, data_, config_, options_.fit);
+    c.asimov = model_.expected_data(c.asimov_fit.bestfit, true);
+    c.free_asimov = fit(model_, c.asimov, config_, options_.fit);
+    c.have_asimov = true;
+}
+
+// The fit with the POI fixed at mu to the data or to the Asimov data, cached by mu. Every fit starts at the init,
+// as pyhf's do: starting from a neighbouring mu's best fit saves little and, where the likelihood has two basins
+// (kinked interpolations), can end in the other one.
+const FitResult& AsymptoticCalculator::fixed_fit(double mu, bool asimov) {
+    auto& fits = asimov ? cache_->fixed_asimov : cache_->fixed_data;
+    auto it = fits.find(mu);
+    if (it != fits.end()) return it->second;
+    FitResult r = fixed_poi_fit(mu, model_, asimov ? cache_->asimov : data_, config_, options_.fit);
+    return fits.emplace(mu, std::move(r)).first->second;
+}
+
+double AsymptoticCalculator::asimov_q(double mu) {
+    ensure_asimov();
+    const FitResult& fixed_asimov = fixed_fit(mu, true);
+    return detail::combine_test_stat(options_.test_stat, mu, fixed_asimov.twice_nll, cache_->free_asimov.twice_nll,
+                                     cache_->free_asimov.bestfit[model_.poi_index()]);
+}
+
+double AsymptoticCalculator::asimov_sqrtq(double poi_test) {
+    return std::sqrt(asimov_q(options_.test_stat == TestStat::q0 ? 0.0 : poi_test));
+}
+
 double AsymptoticCalculator::teststatistic(double poi_test) {
-    const FitConfig cfg = options_.config.resolved(model_);
     const TestStat stat = options_.test_stat;
     const std::int64_t poi = model_.poi_index();
-    if (poi < 0)
-        throw InputError("", "poi",
-                         "No POI is defined. A POI is required for profile likelihood based test statistics.");
-    auto& be = *model_.backend();
-    Tensor data_t = be.from_host(data_);
-    auto cache = options_.cache ? options_.cache : make_asymptotic_cache();
+    AsymptoticFitCache& cache = *cache_;
     const double mu = stat == TestStat::q0 ? 0.0 : poi_test;
 
     // Observed: free fit (independent of mu, cached) and the fit with the POI fixed at mu.
-    if (!cache->have_free_data) {
-        cache->free_data = fit(model_, data_t, cfg, options_.fit);
-        cache->have_free_data = true;
+    if (!cache.have_free_data) {
+        cache.free_data = fit(model_, data_, config_, options_.fit);
+        cache.have_free_data = true;
     }
-    const FitResult& free = cache->free_data;
-    const FitResult fixed = fixed_poi_fit(mu, model_, data_t, cfg, options_.fit);
+    const FitResult& free = cache.free_data;
+    const FitResult& fixed = fixed_fit(mu, false);
     const double q = detail::combine_test_stat(stat, mu, fixed.twice_nll, free.twice_nll, free.bestfit[poi]);
     const double sqrtq = std::sqrt(q);
 
-    // Asimov data from the fixed-POI fit at 0 (1 for q0) and its free fit: both independent of mu, cached.
-    if (!cache->have_asimov) {
-        const double asimov_mu = stat == TestStat::q0 ? 1.0 : 0.0;
-        cache->asimov_fit = fixed_poi_fit(asimov_mu, model_, data_t, cfg, options_.fit);
-        cache->asimov = model_.expected_data(cache->asimov_fit.bestfit, true);
-        cache->free_asimov = fit(model_, be.from_host(cache->asimov), cfg, options_.fit);
-        cache->have_asimov = true;
-    }
-    Tensor asimov_t = be.from_host(cache->asimov);
-    const FitResult fixed_asimov = fixed_poi_fit(mu, model_, asimov_t, cfg, options_.fit);
-    const double qA = detail::combine_test_stat(stat, mu, fixed_asimov.twice_nll, cache->free_asimov.twice_nll,
-                                                cache->free_asimov.bestfit[poi]);
+    const double qA = asimov_q(mu);
     sqrtqA_ = std::sqrt(qA);
+    const FitResult& fixed_asimov = cache.fixed_asimov.at(mu);
 
     HypotestResult& r = result_;
     r.q_obs = q;
     r.q_asimov = qA;
-    r.asimov_pars = cache->asimov_fit.bestfit;
+    r.asimov_pars = cache.asimov_fit.bestfit;
     r.free_fit_to_data = free.bestfit;
-    r.free_fit_to_asimov = cache->free_asimov.bestfit;
+    r.free_fit_to_asimov = cache.free_asimov.bestfit;
     r.fixed_poi_fit_to_data = fixed.bestfit;
     r.fixed_poi_fit_to_asimov = fixed_asimov.bestfit;
     r.twice_nll_free = free.twice_nll;
-    r.converged = free.converged && fixed.converged && cache->asimov_fit.converged && cache->free_asimov.converged &&
+    r.converged = free.converged && fixed.converged && cache.asimov_fit.converged && cache.free_asimov.converged &&
                   fixed_asimov.converged;
-    r.warnings = detail::test_stat_warnings(stat, poi_test, cfg.bounds[poi].first);
+    r.warnings = detail::test_stat_warnings(stat, poi_test, config_.bounds[poi].first);
 
     double teststat;
     if (stat == TestStat::q || stat == TestStat::q0 || sqrtq <= sqrtqA_)

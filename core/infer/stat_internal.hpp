@@ -1,6 +1,7 @@
 // Pieces of the test statistics shared by the calculators (which cache fits that do not depend on mu).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ namespace hf::infer {
 
 // Fits of an asymptotic hypotest that do not depend on the tested POI: the free fit to the data, the Asimov
 // data set with its fit, and the free fit to the Asimov data. Valid for one model, data and FitConfig.
+// The fixed-POI fits by tested value are kept too: a search over the POI (upper limits) evaluates a value once.
 struct AsymptoticFitCache {
     bool have_free_data = false;
     FitResult free_data;
@@ -26,6 +28,7 @@ struct AsymptoticFitCache {
     FitResult asimov_fit;
     std::vector<double> asimov;
     FitResult free_asimov;
+    std::map<double, FitResult> fixed_data, fixed_asimov;
 };
 
 }  // namespace hf::infer

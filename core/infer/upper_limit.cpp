@@ -39,10 +39,59 @@ HypotestOptions widened(const Model& model, const HypotestOptions& options, doub
     HypotestOptions o = options;
     o.config = options.config.resolved(model);
     auto& b = o.config.bounds[model.poi_index()];
-    if (high > b.second) b.second = high;
-    // The POI-independent fits are shared by every point of the search (for this configuration only).
-    if (o.calctype == CalcType::asymptotics) o.cache = make_asymptotic_cache();
+    const bool wider = high > b.second;
+    if (wider) b.second = high;
+    // The fits are shared by every point of the search (for this configuration only); a cache the caller
+    // passed holds fits with the same bounds unless they were just widened.
+    if (o.calctype == CalcType::asymptotics && (wider || !o.cache)) o.cache = make_asymptotic_cache();
     return o;
+}
+
+// Asymptotic expected limits with the normal base distribution. The expected CLs at n sigma is
+// sf(n + sqrt(q_A(mu))) / sf(n) (AsymptoticCalculator::expected_pvalues), so the limit at n sigma is where
+// sqrt(q_A(mu)) = isf(level sf(n)) - n. That needs only the fixed-POI fit to the Asimov data per mu, not a full
+// hypotest, and sqrt(q_A) is close to linear in mu, so TOMS 748 converges in a few steps. `known` holds the
+// hypotests of the observed search (their q_A brackets the roots); their fits are shared through opts.cache.
+void expected_limits_from_asimov(const Model& model, const std::vector<double>& data, const HypotestOptions& opts,
+                                 const Toms748Options& lim, const std::map<double, HypotestResult>& known,
+                                 UpperLimitResult& out) {
+    AsymptoticCalculator calc(model, data, opts);
+    std::map<double, double> sqrtqA;
+    for (const auto& [mu, r] : known) sqrtqA[mu] = std::sqrt(r.q_asimov);
+    auto value = [&](double mu) {
+        auto it = sqrtqA.find(mu);
+        if (it != sqrtqA.end()) return it->second;
+        return sqrtqA[mu] = calc.asimov_sqrtq(mu);
+    };
+    auto tol = [&](double x, double y) {
+        return std::fabs(y - x) <= lim.atol + lim.rtol * std::min(std::fabs(x), std::fabs(y));
+    };
+    const double nsigmas[5] = {2, 1, 0, -1, -2};
+    for (int i = 0; i < 5; ++i) {
+        const double target = normal_isf(lim.level * normal_sf(nsigmas[i])) - nsigmas[i];
+        // The evaluated points nearest the root on either side.
+        double a = out.bracket.first, b = out.bracket.second;
+        for (const auto& [mu, v] : sqrtqA) {
+            if (v < target && mu > a) a = mu;
+            if (v >= target && mu < b) b = mu;
+        }
+        auto f = [&](double mu) { return value(mu) - target; };
+        const double fa = f(a), fb = f(b);
+        if (fa == 0.0 || fb == 0.0) {
+            out.exp[i] = fa == 0.0 ? a : b;
+            continue;
+        }
+        if (std::isnan(fa) || std::isnan(fb) || (fa > 0) == (fb > 0)) {
+            std::ostringstream os;
+            os << "upper limit: no sign change of the expected CLs (" << nsigmas[i] << " sigma) - " << lim.level
+               << " in [" << a << ", " << b << "]";
+            throw Error(os.str());
+        }
+        std::uintmax_t max_iter = 200;
+        auto r = boost::math::tools::toms748_solve(f, a, b, fa, fb, tol, max_iter);
+        out.exp[i] = 0.5 * (r.first + r.second);
+    }
+    for (const auto& [mu, fit] : opts.cache->fixed_asimov) out.converged = out.converged && fit.converged;
 }
 
 }  // namespace
@@ -73,6 +122,8 @@ UpperLimitResult upper_limit_scan(const Model& model, const std::vector<double>&
             out.exp[which - 1] = lim;
     }
     out.bracket = {*std::min_element(scan.begin(), scan.end()), hi};
+    out.converged = true;
+    for (const auto& r : out.results) out.converged = out.converged && r.converged;
     return out;
 }
 
@@ -173,10 +224,18 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
         return std::pair<double, double>(lower, upper);
     };
     out.obs = solve(0, low, high);
+    out.converged = true;
+    for (const auto& r : out.results) out.converged = out.converged && r.converged;
+    if (opts.calctype == CalcType::asymptotics && opts.calc_base_dist == "normal" &&
+        (opts.test_stat == TestStat::q || opts.test_stat == TestStat::qtilde)) {
+        expected_limits_from_asimov(model, data, opts, lim, cache, out);
+        return out;
+    }
     for (int i = 1; i <= 5; ++i) {
         auto [a, b] = best_bracket(i);
         out.exp[i - 1] = solve(i, a, b);
     }
+    for (const auto& r : out.results) out.converged = out.converged && r.converged;
     return out;
 }
 

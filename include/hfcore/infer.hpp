@@ -161,6 +161,9 @@ public:
     // qtilde tail form).
     double teststatistic(double poi_test);
     double sqrt_q_asimov() const { return sqrtqA_; }
+    // sqrt(q_A) at poi_test alone: the fixed-POI fit to the Asimov data (and the POI-independent fits, once).
+    // With the normal base distribution the expected CLs depend on nothing else.
+    double asimov_sqrtq(double poi_test);
     // p-values under s+b and b-only of a value of teststatistic(): {CLsb, CLb, CLs}
     std::array<double, 3> pvalues(double teststat) const;
     // {CLsb, CLb, CLs} for the b-only expected values at nsigma = 2, 1, 0, -1, -2
@@ -173,6 +176,11 @@ private:
     HypotestOptions options_;
     double sqrtqA_ = -1.0;
     HypotestResult result_;
+    std::shared_ptr<AsymptoticFitCache> cache_;
+    FitConfig config_;  // resolved
+    const FitResult& fixed_fit(double mu, bool asimov);
+    void ensure_asimov();
+    double asimov_q(double mu);
 };
 
 // Toy samples (pyhf model.make_pdf(pars).sample((ntoys,))): main data Poisson around the expected rates, aux
@@ -207,8 +215,11 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
 struct UpperLimitResult {
     double obs = 0.0;
     std::array<double, 5> exp{};
-    std::vector<double> scanned;              // every POI value evaluated, in evaluation order
+    // Every POI value where a full hypotest ran, in evaluation order. Asymptotic expected limits (q, qtilde,
+    // normal base distribution) are found from the fit to the Asimov data alone and add no hypotests here.
+    std::vector<double> scanned;
     std::vector<HypotestResult> results;      // same order
+    bool converged = false;                   // every fit of the search converged
     std::pair<double, double> bracket{0, 0};  // toms748: the bracket after expansion
     std::pair<double, double> poi_bounds_used{0, 0};
 };
