@@ -102,7 +102,7 @@ NewtonOutcome newton_polish(Problem& p, std::vector<double>& y, double& f, doubl
             out.converged = true;
             return out;
         }
-        auto h = p.hessian(y);
+        auto h = p.hessian_forward(y, g);
         const std::size_t m = J.size();
         std::vector<double> hj(m * m), gj(m);
         for (std::size_t a = 0; a < m; ++a) {

@@ -109,6 +109,16 @@ std::vector<double> Problem::nll_batch(const std::vector<std::vector<double>>& y
     return out;
 }
 
+namespace {
+void symmetrise(std::vector<double>& h, std::size_t f) {
+    for (std::size_t i = 0; i < f; ++i)
+        for (std::size_t j = i + 1; j < f; ++j) {
+            double v = 0.5 * (h[i * f + j] + h[j * f + i]);
+            h[i * f + j] = h[j * f + i] = v;
+        }
+}
+}  // namespace
+
 std::vector<double> Problem::hessian(const std::vector<double>& y) {
     const std::size_t f = free.size();
     std::vector<double> h(f * f, 0.0);
@@ -150,11 +160,29 @@ std::vector<double> Problem::hessian(const std::vector<double>& y) {
             h[i * f + j] = v;
         }
     }
-    for (std::size_t i = 0; i < f; ++i)
-        for (std::size_t j = i + 1; j < f; ++j) {
-            double v = 0.5 * (h[i * f + j] + h[j * f + i]);
-            h[i * f + j] = h[j * f + i] = v;
-        }
+    symmetrise(h, f);
+    return h;
+}
+
+std::vector<double> Problem::hessian_forward(const std::vector<double>& y, const std::vector<double>& g) {
+    const std::size_t f = free.size();
+    std::vector<double> h(f * f, 0.0);
+    if (f == 0) return h;
+    const double step = single_precision ? 3e-3 : 1e-5;
+    std::vector<std::vector<double>> pts(f, y);
+    std::vector<double> steps(f);
+    for (std::size_t j = 0; j < f; ++j) {
+        // Step inward at an upper bound; a range narrower than the step is crossed as far as it goes.
+        double s = std::min(step, hi[j] - y[j]);
+        if (s < 0.25 * step) s = -std::min(step, y[j] - lo[j]);
+        steps[j] = s;
+        pts[j][j] += s;
+    }
+    std::vector<double> grads;
+    nll_batch(pts, &grads);
+    for (std::size_t j = 0; j < f; ++j)
+        for (std::size_t i = 0; i < f; ++i) h[i * f + j] = steps[j] != 0.0 ? (grads[j * f + i] - g[i]) / steps[j] : 0.0;
+    symmetrise(h, f);
     return h;
 }
 

@@ -33,6 +33,9 @@ struct Problem {
     // Finite-difference Hessian of the NLL in y (central differences of the analytic gradient, one-sided at
     // the bounds), symmetrised. [F*F].
     std::vector<double> hessian(const std::vector<double>& y);
+    // The same from forward differences against the gradient g at y: half the evaluations, error of order the
+    // step (1e-5 relative), which the Newton polish tolerates; reported uncertainties use hessian().
+    std::vector<double> hessian_forward(const std::vector<double>& y, const std::vector<double>& g);
 };
 
 // Builds the scaled problem; `config` must be resolved (validated, full length).

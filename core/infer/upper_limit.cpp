@@ -189,8 +189,16 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
     out.bracket = {low, high};
     out.poi_bounds_used = opts.config.bounds[poi];
 
+    // The root of CLs(mu) - level is found on the normal-quantile scale, isf(level) - isf(CLs): the same root
+    // and signs, but close to linear in mu (CLs falls like a normal tail), so TOMS 748 needs a few steps instead of
+    // a dozen. CLs of exactly 0 or 1 (toys, mu = 0) are kept finite.
+    const double level_z = normal_isf(lim.level);
     auto solve = [&](int which, double a, double b) {
-        auto f = [&](double mu) { return value_of(eval(mu), which) - lim.level; };
+        auto f = [&](double mu) {
+            const double cls = value_of(eval(mu), which);
+            if (std::isnan(cls)) return cls;
+            return level_z - normal_isf(std::clamp(cls, 1e-300, 1.0 - 1e-15));
+        };
         const double fa = f(a), fb = f(b);
         if (fa == 0.0) return a;
         if (fb == 0.0) return b;
