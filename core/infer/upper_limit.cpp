@@ -1,6 +1,7 @@
 // Upper limits on the POI (pyhf.infer.intervals.upper_limits): a linear grid scan with interpolation, and
-// root finding of CLs(mu) = level with Boost.Math's TOMS 748 for the observed and each expected limit, reusing
-// every evaluated point to bracket the expected limits as pyhf's toms748_scan does.
+// root finding of CLs(mu) = level for the observed and each expected limit (pyhf's toms748_scan): the same
+// bracket expansion and tolerance, every evaluated point reused to bracket the expected limits, and a root finder
+// suited to the near-linear functions it is given (find_root, with TOMS 748 as its fallback).
 #include <boost/math/tools/toms748_solve.hpp>
 
 #include <algorithm>
@@ -34,6 +35,35 @@ double np_interp(double x, const std::vector<double>& xp, const std::vector<doub
 
 double value_of(const HypotestResult& r, int which) { return which == 0 ? r.obs : r.exp[which - 1]; }
 
+// Root of f in [a, b], f(a) and f(b) of opposite signs, for an f close to linear (each evaluation is a pair of
+// fits). Secant steps through the two latest points, false position when a step would leave the bracket; done
+// when the next secant correction is within `tol` (for a smooth f the error is then far below it: secant
+// convergence is superlinear). The bracket shrinks with every step, and TOMS 748 takes over inside it after
+// eight steps, so the answer is always bracketed.
+template <class F, class Tol>
+double find_root(F&& f, double a, double b, double fa, double fb, Tol&& tol) {
+    double p = a, fp = fa, q = b, fq = fb;  // the two latest points
+    for (int it = 0; it < 8; ++it) {
+        double x = (fq != fp) ? q - fq * (q - p) / (fq - fp) : 0.5 * (a + b);
+        if (!(x > std::min(a, b) && x < std::max(a, b))) x = b - fb * (b - a) / (fb - fa);
+        if (!(x > std::min(a, b) && x < std::max(a, b))) x = 0.5 * (a + b);
+        const double fx = f(x);
+        if (fx == 0.0 || std::isnan(fx)) return x;
+        if ((fx > 0) == (fa > 0)) a = x, fa = fx;
+        else b = x, fb = fx;
+        p = q, fp = fq, q = x, fq = fx;
+        if (fq != fp) {
+            const double next = q - fq * (q - p) / (fq - fp);
+            if (next > std::min(a, b) && next < std::max(a, b) && tol(next, q)) return next;
+        }
+        if (tol(a, b)) return 0.5 * (a + b);
+    }
+    std::uintmax_t max_iter = 200;
+    auto r = boost::math::tools::toms748_solve(f, std::min(a, b), std::max(a, b), a < b ? fa : fb, a < b ? fb : fa,
+                                               tol, max_iter);
+    return 0.5 * (r.first + r.second);
+}
+
 // The POI's upper bound widened to `high` (pyhf's fits refuse a tested POI outside its bounds).
 HypotestOptions widened(const Model& model, const HypotestOptions& options, double high) {
     HypotestOptions o = options;
@@ -50,7 +80,7 @@ HypotestOptions widened(const Model& model, const HypotestOptions& options, doub
 // Asymptotic expected limits with the normal base distribution. The expected CLs at n sigma is
 // sf(n + sqrt(q_A(mu))) / sf(n) (AsymptoticCalculator::expected_pvalues), so the limit at n sigma is where
 // sqrt(q_A(mu)) = isf(level sf(n)) - n. That needs only the fixed-POI fit to the Asimov data per mu, not a full
-// hypotest, and sqrt(q_A) is close to linear in mu, so TOMS 748 converges in a few steps. `known` holds the
+// hypotest, and sqrt(q_A) is close to linear in mu, so find_root converges in two or three steps. `known` holds the
 // hypotests of the observed search (their q_A brackets the roots); their fits are shared through opts.cache.
 void expected_limits_from_asimov(const Model& model, const std::vector<double>& data, const HypotestOptions& opts,
                                  const Toms748Options& lim, const std::map<double, HypotestResult>& known,
@@ -87,9 +117,7 @@ void expected_limits_from_asimov(const Model& model, const std::vector<double>& 
                << " in [" << a << ", " << b << "]";
             throw Error(os.str());
         }
-        std::uintmax_t max_iter = 200;
-        auto r = boost::math::tools::toms748_solve(f, a, b, fa, fb, tol, max_iter);
-        out.exp[i] = 0.5 * (r.first + r.second);
+        out.exp[i] = find_root(f, a, b, fa, fb, tol);
     }
     for (const auto& [mu, fit] : opts.cache->fixed_asimov) out.converged = out.converged && fit.converged;
 }
@@ -190,8 +218,8 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
     out.poi_bounds_used = opts.config.bounds[poi];
 
     // The root of CLs(mu) - level is found on the normal-quantile scale, isf(level) - isf(CLs): the same root
-    // and signs, but close to linear in mu (CLs falls like a normal tail), so TOMS 748 needs a few steps instead of
-    // a dozen. CLs of exactly 0 or 1 (toys, mu = 0) are kept finite.
+    // and signs, but close to linear in mu (CLs falls like a normal tail), so find_root needs a few steps instead of
+    // TOMS 748's dozen on CLs itself. CLs of exactly 0 or 1 (toys, mu = 0) are kept finite.
     const double level_z = normal_isf(lim.level);
     auto solve = [&](int which, double a, double b) {
         auto f = [&](double mu) {
@@ -210,9 +238,7 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
         auto tol = [&](double x, double y) {
             return std::fabs(y - x) <= lim.atol + lim.rtol * std::min(std::fabs(x), std::fabs(y));
         };
-        std::uintmax_t max_iter = 200;
-        auto r = boost::math::tools::toms748_solve(f, a, b, fa, fb, tol, max_iter);
-        return 0.5 * (r.first + r.second);
+        return find_root(f, a, b, fa, fb, tol);
     };
     // Nearest evaluated points on either side of the level, as pyhf's best_bracket.
     auto best_bracket = [&](int which) {
