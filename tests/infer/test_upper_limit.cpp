@@ -1,4 +1,5 @@
-// Upper limits: TOMS 748 root finding against pyhf's toms748_scan (1e-3 relative), the linear grid scan.
+// Upper limits: root finding against pyhf's toms748_scan (1e-3 relative) and against the level itself, the
+// linear grid scan.
 #include <cmath>
 
 #include "infer_support.hpp"
@@ -30,6 +31,12 @@ TEST_P(ValidationUpperLimit, MatchesPyhfToms748) {
     o.config.bounds[c.model->poi_index()] = r.poi_bounds_used;
     auto h = infer::hypotest(r.obs, *c.model, c.data, o);
     EXPECT_NEAR(h.obs, t.level, 1e-4);
+    // And each expected CLs at its expected limit (found from the Asimov fits alone).
+    for (int i = 0; i < 5; ++i) {
+        auto he = infer::hypotest(r.exp[i], *c.model, c.data, o);
+        EXPECT_NEAR(he.exp[i], t.level, 1e-4) << "expected[" << i << "] at " << r.exp[i];
+    }
+    EXPECT_TRUE(r.converged);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ValidationUpperLimit, ::testing::ValuesIn(asymptotic_cases()));
@@ -48,6 +55,23 @@ TEST(UpperLimit, GridScanAgreesWithRootFinding) {
     EXPECT_NEAR(scan.obs, root.obs, 2e-3);
     for (int i = 0; i < 5; ++i) EXPECT_NEAR(scan.exp[i], root.exp[i], 4e-3) << i;
     EXPECT_NEAR(root.obs, c.expected["upper_limit"]["obs"].as_double(), 1e-3);
+}
+
+// With the clipped normal base distribution the expected limits come from full hypotests (the generic path):
+// each expected CLs is at the level at its limit.
+TEST(UpperLimit, ExpectedLimitsOfFullHypotestsReachTheLevel) {
+    HF_REQUIRE_SHARED();
+    Case c = load_case("2bin_histosys");
+    infer::HypotestOptions o;
+    o.calc_base_dist = "clipped_normal";
+    infer::Toms748Options t;
+    t.rtol = 1e-7;
+    auto r = infer::upper_limit(*c.model, c.data, t, o);
+    o.config = infer::FitConfig::suggested(*c.model);
+    o.config.bounds[c.model->poi_index()] = r.poi_bounds_used;
+    EXPECT_NEAR(infer::hypotest(r.obs, *c.model, c.data, o).obs, t.level, 1e-5);
+    for (int i = 0; i < 5; ++i)
+        EXPECT_NEAR(infer::hypotest(r.exp[i], *c.model, c.data, o).exp[i], t.level, 1e-5) << i;
 }
 
 // A bracket that never reaches the level is an error, not a silent answer.
