@@ -23,7 +23,6 @@
 
 namespace hf::cpu {
 
-
 namespace {
 
 using i64 = std::int64_t;
@@ -43,7 +42,8 @@ struct Neumaier {
 };
 
 // A distinct exponential-type multiplicative term (normsys), evaluated once per point and shared by the elements
-// that use it. Linear factors need no term: their value is the parameter itself.
+// that use it; the compiled model keeps its parts in arrays (t_par_, t_log_hi_, ...). Linear factors need no
+// term: their value is the parameter itself.
 struct TermKey {
     i32 par = 0;
     i32 kind = 0;
@@ -63,7 +63,7 @@ template <class R>
 struct Scratch {
     std::vector<R> tv, dtv, w, dw, base, prodf, rate, pre;
     std::vector<double> wbin, wpf, gterm, gslot, gacc;
-    // W: the histosys weight count, padded for the dense path (see cpu_dense.hpp).
+    // W: the histosys weight count, padded for the dense path (see cpu_simd.hpp).
     void fit(std::size_t P, std::size_t T, std::size_t W, std::size_t E, std::size_t N, std::size_t maxf) {
         auto grow = [](auto& v, std::size_t n) {
             if (v.size() < n) v.resize(n);
@@ -94,79 +94,9 @@ public:
         elem_nom_.assign(pk.elem_nominal.begin(), pk.elem_nominal.end());
         f_off_ = pk.factor_offsets;
         d_off_ = pk.delta_offsets;
-        // Factor entries point into tv: a linear factor at its parameter, a normsys at its deduplicated term.
-        // Code4 terms come first, so that their polynomials are one vector loop (simd::code4_poly).
-        std::map<std::tuple<i32, i32, double, double>, i32> seen;
-        std::vector<TermKey> keys;
-        const std::size_t F = pk.factor_par.size();
-        f_src_.resize(F);
-        for (std::size_t f = 0; f < F; ++f) {
-            const i32 kind = pk.factor_kind[f];
-            if (kind == kFactorLinear) {
-                f_src_[f] = pk.factor_par[f];
-                continue;
-            }
-            auto key = std::make_tuple(pk.factor_par[f], kind, pk.factor_lo[f], pk.factor_hi[f]);
-            auto it = seen.find(key);
-            if (it == seen.end()) {
-                it = seen.emplace(key, static_cast<i32>(keys.size())).first;
-                keys.push_back(TermKey{pk.factor_par[f], kind, pk.factor_lo[f], pk.factor_hi[f],
-                                       pk.factor_coef.data() + 6 * f});
-            }
-            f_src_[f] = it->second;  // renumbered below
-        }
-        std::vector<i32> order(keys.size()), position(keys.size());
-        for (std::size_t u = 0; u < keys.size(); ++u) order[u] = static_cast<i32>(u);
-        std::stable_partition(order.begin(), order.end(),
-                              [&](i32 u) { return keys[static_cast<std::size_t>(u)].kind == kFactorNormsysCode4; });
-        const std::size_t T = keys.size();
-        n_code4_ = 0;
-        t_coef_.assign(6 * T, R(0));
-        for (std::size_t v = 0; v < T; ++v) {
-            const TermKey& k = keys[static_cast<std::size_t>(order[v])];
-            position[static_cast<std::size_t>(order[v])] = static_cast<i32>(v);
-            t_par_.push_back(k.par);
-            t_log_hi_.push_back(static_cast<R>(std::log(static_cast<R>(k.hi))));
-            t_neg_log_lo_.push_back(static_cast<R>(-std::log(static_cast<R>(k.lo))));
-            if (k.kind == kFactorNormsysCode4) ++n_code4_;
-        }
-        for (std::size_t v = 0; v < n_code4_; ++v)
-            for (std::size_t i = 0; i < 6; ++i)
-                t_coef_[i * n_code4_ + v] = static_cast<R>(keys[static_cast<std::size_t>(order[v])].coef[i]);
-        t_coef_.resize(6 * n_code4_);
-        for (std::size_t f = 0; f < F; ++f)
-            if (pk.factor_kind[f] != kFactorLinear)
-                f_src_[f] = static_cast<i32>(P_) + position[static_cast<std::size_t>(f_src_[f])];
+        compile_factors(pk);
         for (i64 e = 0; e < E_; ++e) max_f_ = std::max<i64>(max_f_, f_off_[e + 1] - f_off_[e]);
-        // Histosys bins: constants (cS, cA) of hf_delta_weights, and the slot of their (parameter, code).
-        std::map<std::pair<i32, i32>, i32> slot_of;
-        const std::size_t D = pk.delta_par.size();
-        d_slot_.resize(D);
-        d_coef_.resize(2 * D);
-        for (std::size_t d = 0; d < D; ++d) {
-            auto key = std::make_pair(pk.delta_par[d], pk.delta_kind[d]);
-            auto it = slot_of.find(key);
-            if (it == slot_of.end()) {
-                it = slot_of.emplace(key, static_cast<i32>(slots_.size())).first;
-                slots_.push_back(Slot{key.first, key.second});
-            }
-            d_slot_[d] = it->second;
-            const double up = pk.delta_hi[d] - pk.delta_nom[d], dn = pk.delta_nom[d] - pk.delta_lo[d];
-            d_coef_[2 * d] = static_cast<R>(0.5 * (up + dn));
-            d_coef_[2 * d + 1] = static_cast<R>(0.5 * (up - dn));
-        }
-        n_weights_ = simd::padded(2 * slots_.size());
-        if (!slots_.empty() && simd::worthwhile(static_cast<std::size_t>(E_), n_weights_, D)) {
-            dense_c_.assign(static_cast<std::size_t>(E_) * n_weights_, R(0));
-            for (i64 e = 0; e < E_; ++e)
-                for (i32 d = d_off_[e]; d < d_off_[e + 1]; ++d) {
-                    R* row = dense_c_.data() + static_cast<std::size_t>(e) * n_weights_;
-                    row[2 * d_slot_[d]] += d_coef_[2 * d];
-                    row[2 * d_slot_[d] + 1] += d_coef_[2 * d + 1];
-                }
-        }
-        implementation_ = std::string("cpu fused (") + (sizeof(R) == 4 ? "32b" : "64b") +
-                          (dense_c_.empty() ? "" : ", dense histosys") + ")";
+        compile_histosys(pk);
         g_par_ = pk.gauss_par, g_aux_ = pk.gauss_aux;
         for (double s : pk.gauss_sigma) {
             g_inv_var_.push_back(1.0 / (s * s));
@@ -174,6 +104,8 @@ public:
         }
         q_par_ = pk.pois_par, q_aux_ = pk.pois_aux;
         q_tau_.assign(pk.pois_tau.begin(), pk.pois_tau.end());
+        implementation_ = std::string("cpu fused (") + (sizeof(R) == 4 ? "32b" : "64b") +
+                          (dense_c_.empty() ? "" : ", dense histosys") + ")";
     }
 
     const char* implementation() const override { return implementation_.c_str(); }
@@ -246,6 +178,82 @@ public:
     }
 
 private:
+    void compile_factors(const PackedLikelihood& pk) {
+        // Factor entries point into tv: a linear factor at its parameter, a normsys at its deduplicated term.
+        // Code4 terms come first, so that their polynomials are one vector loop (simd::code4_poly).
+        std::map<std::tuple<i32, i32, double, double>, i32> seen;
+        std::vector<TermKey> keys;
+        const std::size_t F = pk.factor_par.size();
+        f_src_.resize(F);
+        for (std::size_t f = 0; f < F; ++f) {
+            const i32 kind = pk.factor_kind[f];
+            if (kind == kFactorLinear) {
+                f_src_[f] = pk.factor_par[f];
+                continue;
+            }
+            auto key = std::make_tuple(pk.factor_par[f], kind, pk.factor_lo[f], pk.factor_hi[f]);
+            auto it = seen.find(key);
+            if (it == seen.end()) {
+                it = seen.emplace(key, static_cast<i32>(keys.size())).first;
+                keys.push_back(TermKey{pk.factor_par[f], kind, pk.factor_lo[f], pk.factor_hi[f],
+                                       pk.factor_coef.data() + 6 * f});
+            }
+            f_src_[f] = it->second;  // renumbered below
+        }
+        std::vector<i32> order(keys.size()), position(keys.size());
+        for (std::size_t u = 0; u < keys.size(); ++u) order[u] = static_cast<i32>(u);
+        std::stable_partition(order.begin(), order.end(),
+                              [&](i32 u) { return keys[static_cast<std::size_t>(u)].kind == kFactorNormsysCode4; });
+        const std::size_t T = keys.size();
+        n_code4_ = 0;
+        t_coef_.assign(6 * T, R(0));
+        for (std::size_t v = 0; v < T; ++v) {
+            const TermKey& k = keys[static_cast<std::size_t>(order[v])];
+            position[static_cast<std::size_t>(order[v])] = static_cast<i32>(v);
+            t_par_.push_back(k.par);
+            t_log_hi_.push_back(static_cast<R>(std::log(static_cast<R>(k.hi))));
+            t_neg_log_lo_.push_back(static_cast<R>(-std::log(static_cast<R>(k.lo))));
+            if (k.kind == kFactorNormsysCode4) ++n_code4_;
+        }
+        for (std::size_t v = 0; v < n_code4_; ++v)
+            for (std::size_t i = 0; i < 6; ++i)
+                t_coef_[i * n_code4_ + v] = static_cast<R>(keys[static_cast<std::size_t>(order[v])].coef[i]);
+        t_coef_.resize(6 * n_code4_);
+        for (std::size_t f = 0; f < F; ++f)
+            if (pk.factor_kind[f] != kFactorLinear)
+                f_src_[f] = static_cast<i32>(P_) + position[static_cast<std::size_t>(f_src_[f])];
+    }
+
+    void compile_histosys(const PackedLikelihood& pk) {
+        // Histosys bins: constants (cS, cA) of hf_delta_weights, and the slot of their (parameter, code).
+        std::map<std::pair<i32, i32>, i32> slot_of;
+        const std::size_t D = pk.delta_par.size();
+        d_slot_.resize(D);
+        d_coef_.resize(2 * D);
+        for (std::size_t d = 0; d < D; ++d) {
+            auto key = std::make_pair(pk.delta_par[d], pk.delta_kind[d]);
+            auto it = slot_of.find(key);
+            if (it == slot_of.end()) {
+                it = slot_of.emplace(key, static_cast<i32>(slots_.size())).first;
+                slots_.push_back(Slot{key.first, key.second});
+            }
+            d_slot_[d] = it->second;
+            const double up = pk.delta_hi[d] - pk.delta_nom[d], dn = pk.delta_nom[d] - pk.delta_lo[d];
+            d_coef_[2 * d] = static_cast<R>(0.5 * (up + dn));
+            d_coef_[2 * d + 1] = static_cast<R>(0.5 * (up - dn));
+        }
+        n_weights_ = simd::padded(2 * slots_.size());
+        if (!slots_.empty() && simd::worthwhile(static_cast<std::size_t>(E_), n_weights_, D)) {
+            dense_c_.assign(static_cast<std::size_t>(E_) * n_weights_, R(0));
+            for (i64 e = 0; e < E_; ++e)
+                for (i32 d = d_off_[e]; d < d_off_[e + 1]; ++d) {
+                    R* row = dense_c_.data() + static_cast<std::size_t>(e) * n_weights_;
+                    row[2 * d_slot_[d]] += d_coef_[2 * d];
+                    row[2 * d_slot_[d] + 1] += d_coef_[2 * d + 1];
+                }
+        }
+    }
+
     static DType float_dtype_of() { return sizeof(R) == 4 ? DType::f32 : DType::f64; }
 
     void validate(const PackedLikelihood& pk) const {
