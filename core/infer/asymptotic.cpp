@@ -33,6 +33,7 @@ AsymptoticCalculator::AsymptoticCalculator(const Model& model, std::vector<doubl
                          "No POI is defined. A POI is required for profile likelihood based test statistics.");
     config_ = options_.config.resolved(model_);
     cache_ = options_.cache ? options_.cache : make_asymptotic_cache();
+    if (!options_.fit.hessian_hints) options_.fit.hessian_hints = cache_->hessians;
 }
 
 std::shared_ptr<AsymptoticFitCache> make_asymptotic_cache() { return std::make_shared<AsymptoticFitCache>(); }

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "hfcore/backend.hpp"
@@ -16,6 +18,26 @@
 namespace hf::infer {
 
 using detail::Problem;
+
+// The last finite-difference Hessian of each set of free parameters (a fixed-POI fit frees one parameter fewer).
+struct HessianHints {
+    std::mutex mutex;
+    std::map<std::vector<int>, std::vector<double>> by_free;
+
+    bool find(const std::vector<int>& free, std::vector<double>& h) {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto it = by_free.find(free);
+        if (it == by_free.end()) return false;
+        h = it->second;
+        return true;
+    }
+    void store(const std::vector<int>& free, const std::vector<double>& h) {
+        std::lock_guard<std::mutex> lock(mutex);
+        by_free[free] = h;
+    }
+};
+
+std::shared_ptr<HessianHints> make_hessian_hints() { return std::make_shared<HessianHints>(); }
 
 namespace {
 
@@ -84,7 +106,8 @@ struct NewtonOutcome {
 
 // Projected Newton iterations with a line search. Bound-active parameters (at a bound with the gradient
 // pushing outward) are held; the others take the Newton step, clamped to the box.
-NewtonOutcome newton_polish(Problem& p, std::vector<double>& y, double& f, double tol, int max_iter) {
+NewtonOutcome newton_polish(Problem& p, std::vector<double>& y, double& f, double tol, int max_iter,
+                            HessianHints* hints) {
     NewtonOutcome out;
     const std::size_t n = p.nfree();
     std::vector<double> g;
@@ -102,19 +125,36 @@ NewtonOutcome newton_polish(Problem& p, std::vector<double>& y, double& f, doubl
             out.converged = true;
             return out;
         }
-        auto h = p.hessian_forward(y, g);
         const std::size_t m = J.size();
-        std::vector<double> hj(m * m), gj(m);
-        for (std::size_t a = 0; a < m; ++a) {
-            gj[a] = g[J[a]];
-            for (std::size_t b = 0; b < m; ++b) hj[a * m + b] = h[J[a] * n + J[b]];
+        std::vector<double> gj(m), d;
+        for (std::size_t a = 0; a < m; ++a) gj[a] = g[J[a]];
+        // Newton step d on the components J and the edm it predicts, from the Hessian h.
+        auto newton_step = [&](const std::vector<double>& h, double& shift) {
+            std::vector<double> hj(m * m), factor;
+            for (std::size_t a = 0; a < m; ++a)
+                for (std::size_t b = 0; b < m; ++b) hj[a * m + b] = h[J[a] * n + J[b]];
+            shift = detail::shifted_cholesky(hj, m, factor);
+            d = detail::cholesky_solve(factor, m, gj);
+            for (auto& v : d) v = -v;
+            return -0.5 * detail::dot(gj.data(), d.data(), m);
+        };
+        double shift = 0.0;
+        // A Hessian of an earlier fit of the same problem (another tested POI value) confirms convergence without
+        // a new one when its edm is far inside the tolerance and it is positive definite.
+        if (it == 0 && hints) {
+            std::vector<double> h0;
+            if (hints->find(p.free, h0)) {
+                const double edm0 = newton_step(h0, shift);
+                if (std::isfinite(edm0) && edm0 < 0.01 * tol && shift == 0.0) {
+                    out.edm = edm0;
+                    out.converged = true;
+                    return out;
+                }
+            }
         }
-        std::vector<double> factor;
-        double shift = detail::shifted_cholesky(hj, m, factor);
-        std::vector<double> d = detail::cholesky_solve(factor, m, gj);
-        for (auto& v : d) v = -v;
-        double gd = detail::dot(gj.data(), d.data(), m);
-        out.edm = -0.5 * gd;
+        auto h = p.hessian_forward(y, g);
+        if (hints) hints->store(p.free, h);
+        out.edm = newton_step(h, shift);
         if (!std::isfinite(out.edm)) return out;
         if (out.edm < tol && shift >= 0.0) {
             out.converged = true;
@@ -230,7 +270,7 @@ bool try_mirrored_basins(const Model& model, Problem& p, std::vector<double>& y,
             double f2 = p.nll(y2, nullptr);
             run_nlopt(p, nlopt::LD_LBFGS, y2, f2, 1000);
             if (!(f2 < best_f - 1e-7)) continue;
-            NewtonOutcome n2 = newton_polish(p, y2, f2, tol, 40);
+            NewtonOutcome n2 = newton_polish(p, y2, f2, tol, 40, nullptr);
             if (n2.converged && f2 < best_f - std::max(1e-9, 10 * tol)) {
                 best_f = f2;
                 best_y = y2;
@@ -284,11 +324,11 @@ FitResult run_fit(const Model& model, const Tensor& data, const FitConfig& cfg, 
         if (!r.algorithm.empty()) r.algorithm += '+';
         r.algorithm += name;
         if (options.polish) {
-            newton = newton_polish(p, y, f, tol, 30);
+            newton = newton_polish(p, y, f, tol, 30, options.hessian_hints.get());
             r.algorithm += "+newton";
         } else {
             // Without polish: check the distance to the minimum only.
-            newton = newton_polish(p, y, f, tol, 0);
+            newton = newton_polish(p, y, f, tol, 0, options.hessian_hints.get());
         }
     }
     if (options.mirror_check && options.polish && p.nfree() > 0) {

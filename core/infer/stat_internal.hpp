@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct AsymptoticFitCache {
     std::vector<double> asimov;
     FitResult free_asimov;
     std::map<double, FitResult> fixed_data, fixed_asimov;
+    std::shared_ptr<HessianHints> hessians = make_hessian_hints();
 };
 
 }  // namespace hf::infer

@@ -30,6 +30,10 @@ struct FitConfig {
     FitConfig resolved(const Model& model) const;
 };
 
+// Hessians of earlier fits of the same model, data set and configuration (see FitOptions::hessian_hints).
+struct HessianHints;
+std::shared_ptr<HessianHints> make_hessian_hints();
+
 struct FitOptions {
     // "auto" = LD_LBFGS, then LD_SLSQP when the first does not converge; or "lbfgs" / "slsqp" alone.
     std::string algorithm = "auto";
@@ -42,6 +46,10 @@ struct FitOptions {
     // Also try the mirrored basin of parameters that moved far from their start on a (nearly) symmetric
     // likelihood, keeping the lower minimum (see fit.cpp). Kinked interpolations (code0, code1) are left alone.
     bool mirror_check = true;
+    // Optional, shared by fits of one model and configuration (the fits of a hypotest or an upper-limit search):
+    // the Hessian of an earlier fit confirms a new fit's convergence when the edm it gives is far inside the
+    // tolerance, saving a finite-difference Hessian (2 x free parameters gradients). Fits never step with it.
+    std::shared_ptr<HessianHints> hessian_hints;
 };
 
 struct FitResult {

@@ -92,6 +92,24 @@ TEST(Fit, FixedParametersStayPut) {
     EXPECT_GE(r.twice_nll, free.twice_nll - 1e-9);
 }
 
+// Hessian hints only confirm convergence: the fits they serve end where fits without them end, and the second
+// fit of a problem needs no new Hessian (fewer evaluations).
+TEST(Fit, HessianHintsSaveEvaluationsNotAccuracy) {
+    auto e = load_example();
+    infer::FitOptions plain;
+    infer::FitOptions hinted;
+    hinted.hessian_hints = infer::make_hessian_hints();
+    for (double mu : {0.5, 0.8, 1.2}) {
+        auto a = infer::fixed_poi_fit(mu, *e.model, e.data, {}, plain);
+        auto b = infer::fixed_poi_fit(mu, *e.model, e.data, {}, hinted);
+        ASSERT_TRUE(a.converged && b.converged) << a.reason << " / " << b.reason;
+        EXPECT_NEAR(a.twice_nll, b.twice_nll, 1e-8) << mu;
+        if (mu != 0.5) {
+            EXPECT_LT(b.n_eval, a.n_eval) << mu;
+        }
+    }
+}
+
 TEST(Fit, ExampleMatchesPyhf) {
     auto e = load_example();
     const auto ref = json::parse_file((source_dir() / "tests" / "reference" / "infer" / "example.json").string());
