@@ -45,7 +45,12 @@ void AsymptoticCalculator::ensure_asimov() {
     const double asimov_mu = options_.test_stat == TestStat::q0 ? 1.0 : 0.0;
     c.asimov_fit = fixed_poi_fit(asimov_mu, model_, data_, config_, options_.fit);
     c.asimov = model_.expected_data(c.asimov_fit.bestfit, true);
-    c.free_asimov = fit(model_, c.asimov, config_, options_.fit);
+    // The Asimov data are the expectation at asimov_fit's parameters, so the free fit's global minimum is there
+    // (every Poisson and Gaussian term at its mean, the POI inside its bounds): start there, no basin to search.
+    FitOptions at_minimum = options_.fit;
+    at_minimum.start = c.asimov_fit.bestfit;
+    at_minimum.mirror_check = false;
+    c.free_asimov = fit(model_, c.asimov, config_, at_minimum);
     c.have_asimov = true;
 }
 

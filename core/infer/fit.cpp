@@ -291,6 +291,13 @@ FitResult run_fit(const Model& model, const Tensor& data, const FitConfig& cfg, 
     const double tol = options.tolerance > 0 ? options.tolerance : detail::default_tolerance(model);
     FitResult r;
     std::vector<double> y(p.nfree(), 0.0);
+    if (!options.start.empty()) {
+        if (static_cast<std::int64_t>(options.start.size()) != model.n_pars())
+            throw InputError("fit", "start", std::to_string(options.start.size()) + " start values, the model has " +
+                                                 std::to_string(model.n_pars()) + " parameters");
+        y = p.to_y(options.start);
+        for (std::size_t i = 0; i < y.size(); ++i) y[i] = std::clamp(y[i], p.lo[i], p.hi[i]);
+    }
     std::vector<double> g;
     double f = p.nll(y, &g);
     if (!std::isfinite(f)) {
