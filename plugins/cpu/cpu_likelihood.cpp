@@ -133,8 +133,7 @@ public:
             pg = data_of<R>(*grad);
         }
         parallel_for(K, [&](i64 k0, i64 k1) {
-            Scratch<R>& s = scratch<R>();
-            s.fit(P_, t_par_.size(), n_weights_, E_, N_, max_f_);
+            Scratch<R>& s = sized_scratch();
             for (i64 k = k0; k < k1; ++k) {
                 const R* d = dp + (per_point ? k * width : 0);
                 const double c = (*consts)[per_point ? k : 0];
@@ -151,8 +150,7 @@ public:
         Tensor out = be_.empty(float_dtype_of(), Shape{K, N_});
         R* po = data_of<R>(out);
         parallel_for(K, [&](i64 k0, i64 k1) {
-            Scratch<R>& s = scratch<R>();
-            s.fit(P_, t_par_.size(), n_weights_, E_, N_, max_f_);
+            Scratch<R>& s = sized_scratch();
             for (i64 k = k0; k < k1; ++k) {
                 rates<false>(pp + k * P_, s);
                 std::copy_n(s.rate.data(), N_, po + k * N_);
@@ -252,6 +250,13 @@ private:
                     row[2 * d_slot_[d] + 1] += d_coef_[2 * d + 1];
                 }
         }
+    }
+
+    // This thread's working memory, grown to this model's sizes.
+    Scratch<R>& sized_scratch() const {
+        Scratch<R>& s = scratch<R>();
+        s.fit(P_, t_par_.size(), n_weights_, E_, N_, max_f_);
+        return s;
     }
 
     static DType float_dtype_of() { return sizeof(R) == 4 ? DType::f32 : DType::f64; }
