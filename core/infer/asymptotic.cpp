@@ -32,6 +32,12 @@ AsymptoticCalculator::AsymptoticCalculator(const Model& model, std::vector<doubl
         throw InputError("", "poi",
                          "No POI is defined. A POI is required for profile likelihood based test statistics.");
     config_ = options_.config.resolved(model_);
+    const auto expected = static_cast<std::size_t>(model_.n_main() + model_.n_aux());
+    if (data_.size() != expected)
+        throw InputError("hypotest", "data",
+                         "data has " + std::to_string(data_.size()) + " entries but the model expects " +
+                             std::to_string(expected) + " (main bins + auxdata)");
+    data_t_ = model_.backend()->from_host(data_);  // uploaded once for every fit of this calculator
     cache_ = options_.cache ? options_.cache : make_asymptotic_cache();
     if (!options_.fit.hessian_hints) options_.fit.hessian_hints = cache_->hessians;
 }
@@ -43,14 +49,15 @@ void AsymptoticCalculator::ensure_asimov() {
     AsymptoticFitCache& c = *cache_;
     if (c.have_asimov) return;
     const double asimov_mu = options_.test_stat == TestStat::q0 ? 1.0 : 0.0;
-    c.asimov_fit = fixed_poi_fit(asimov_mu, model_, data_, config_, options_.fit);
+    c.asimov_fit = fixed_poi_fit(asimov_mu, model_, data_t_, config_, options_.fit);
     c.asimov = model_.expected_data(c.asimov_fit.bestfit, true);
+    c.asimov_t = model_.backend()->from_host(c.asimov);
     // The Asimov data are the expectation at asimov_fit's parameters, so the free fit's global minimum is there
     // (every Poisson and Gaussian term at its mean, the POI inside its bounds): start there, no basin to search.
     FitOptions at_minimum = options_.fit;
     at_minimum.start = c.asimov_fit.bestfit;
     at_minimum.mirror_check = false;
-    c.free_asimov = fit(model_, c.asimov, config_, at_minimum);
+    c.free_asimov = fit(model_, c.asimov_t, config_, at_minimum);
     c.have_asimov = true;
 }
 
@@ -61,7 +68,7 @@ const FitResult& AsymptoticCalculator::fixed_fit(double mu, bool asimov) {
     auto& fits = asimov ? cache_->fixed_asimov : cache_->fixed_data;
     auto it = fits.find(mu);
     if (it != fits.end()) return it->second;
-    FitResult r = fixed_poi_fit(mu, model_, asimov ? cache_->asimov : data_, config_, options_.fit);
+    FitResult r = fixed_poi_fit(mu, model_, asimov ? cache_->asimov_t : data_t_, config_, options_.fit);
     return fits.emplace(mu, std::move(r)).first->second;
 }
 
@@ -84,7 +91,7 @@ double AsymptoticCalculator::teststatistic(double poi_test) {
 
     // Observed: free fit (independent of mu, cached) and the fit with the POI fixed at mu.
     if (!cache.have_free_data) {
-        cache.free_data = fit(model_, data_, config_, options_.fit);
+        cache.free_data = fit(model_, data_t_, config_, options_.fit);
         cache.have_free_data = true;
     }
     const FitResult& free = cache.free_data;

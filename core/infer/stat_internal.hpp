@@ -28,6 +28,7 @@ struct AsymptoticFitCache {
     bool have_asimov = false;
     FitResult asimov_fit;
     std::vector<double> asimov;
+    Tensor asimov_t;  // the same on the model's backend
     FitResult free_asimov;
     std::map<double, FitResult> fixed_data, fixed_asimov;
     std::shared_ptr<HessianHints> hessians = make_hessian_hints();

@@ -35,6 +35,13 @@ double np_interp(double x, const std::vector<double>& xp, const std::vector<doub
 
 double value_of(const HypotestResult& r, int which) { return which == 0 ? r.obs : r.exp[which - 1]; }
 
+// The limit's convergence test on a bracket [x, y]: pyhf's toms748_scan atol and rtol.
+auto bracket_tolerance(const Toms748Options& lim) {
+    return [atol = lim.atol, rtol = lim.rtol](double x, double y) {
+        return std::fabs(y - x) <= atol + rtol * std::min(std::fabs(x), std::fabs(y));
+    };
+}
+
 // Root of f in [a, b], f(a) and f(b) of opposite signs, for an f close to linear (each evaluation is a pair of
 // fits). Secant steps through the two latest points, false position when a step would leave the bracket; done
 // when the next secant correction is within `tol` (for a smooth f the error is then far below it: secant
@@ -93,9 +100,7 @@ void expected_limits_from_asimov(const Model& model, const std::vector<double>& 
         if (it != sqrtqA.end()) return it->second;
         return sqrtqA[mu] = calc.asimov_sqrtq(mu);
     };
-    auto tol = [&](double x, double y) {
-        return std::fabs(y - x) <= lim.atol + lim.rtol * std::min(std::fabs(x), std::fabs(y));
-    };
+    const auto tol = bracket_tolerance(lim);
     const double nsigmas[5] = {2, 1, 0, -1, -2};
     for (int i = 0; i < 5; ++i) {
         const double target = normal_isf(lim.level * normal_sf(nsigmas[i])) - nsigmas[i];
@@ -235,9 +240,7 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
             os << "upper limit: no sign change of CLs - " << lim.level << " in [" << a << ", " << b << "]";
             throw Error(os.str());
         }
-        auto tol = [&](double x, double y) {
-            return std::fabs(y - x) <= lim.atol + lim.rtol * std::min(std::fabs(x), std::fabs(y));
-        };
+        const auto tol = bracket_tolerance(lim);
         return find_root(f, a, b, fa, fb, tol);
     };
     // Nearest evaluated points on either side of the level, as pyhf's best_bracket.

@@ -184,6 +184,7 @@ public:
 private:
     const Model& model_;
     std::vector<double> data_;
+    Tensor data_t_;  // data_ on the model's backend
     HypotestOptions options_;
     double sqrtqA_ = -1.0;
     HypotestResult result_;
