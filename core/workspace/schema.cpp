@@ -7,6 +7,7 @@
 
 #include "checks.hpp"
 #include "hfcore/errors.hpp"
+#include "hfcore/schema_error.hpp"
 
 namespace hf::detail {
 
@@ -40,7 +41,7 @@ public:
     explicit Schema(const std::string& source) : source_(source) {}
 
     [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-        throw InputError(source_, path, what);
+        throw SchemaError(source_, path, what);
     }
 
     // An object with `required` keys and, unless `open`, no keys outside `allowed`.

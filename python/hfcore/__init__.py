@@ -1,0 +1,69 @@
+"""hfcore: HistFactory likelihoods (pyhf's JSON) evaluated, fitted and tested by a C++ engine.
+
+The names, arguments, defaults and return shapes are pyhf's (0.7), so code written for pyhf runs with
+``import hfcore as pyhf`` for the calls hfcore covers:
+
+    import hfcore
+    ws = hfcore.Workspace(spec)                  # a dict, validated (schema + pyhf's rules)
+    model = ws.model()                           # compiled once onto the current backend
+    data = ws.data(model)
+    model.logpdf(model.config.suggested_init(), data)          # array of shape (1,)
+    hfcore.infer.mle.fit(data, model, return_fitted_val=True)  # (bestfit, twice_nll)
+    hfcore.infer.hypotest(1.0, data, model, return_expected_set=True)
+    hfcore.infer.intervals.upper_limits.upper_limit(data, model)
+    hfcore.set_backend("opencl", precision="32b")               # or "cuda", "cpu"; device=N
+
+Evaluations, fits and scans release the GIL; a model may be used from several Python threads.
+See docs/python.md for the table "from pyhf to hfcore".
+"""
+
+from . import exceptions
+from . import _core
+
+_core._set_exceptions(exceptions)
+
+from .tensor import backend, backends, get_backend, set_backend  # noqa: E402
+from .pdf import Model  # noqa: E402
+from .workspace import Workspace  # noqa: E402
+from .patchset import PatchSet  # noqa: E402
+from . import patchset, pdf, simplemodels, tensor, utils, workspace  # noqa: E402
+from . import infer  # noqa: E402
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Model",
+    "PatchSet",
+    "Workspace",
+    "__version__",
+    "backend",
+    "backends",
+    "default_backend",
+    "exceptions",
+    "get_backend",
+    "infer",
+    "optimizer",
+    "patchset",
+    "pdf",
+    "set_backend",
+    "simplemodels",
+    "tensor",
+    "tensorlib",
+    "utils",
+    "workspace",
+]
+
+
+def __getattr__(name):
+    # pyhf's module attributes that follow the current backend.
+    if name == "tensorlib":
+        return get_backend()[0]
+    if name == "optimizer":
+        return get_backend()[1]
+    if name == "default_backend":
+        return get_backend(default=True)[0]
+    raise AttributeError(f"module 'hfcore' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

@@ -1,0 +1,95 @@
+"""Inference, as ``pyhf.infer``: hypothesis tests (CLs), fits (``mle``), upper limits (``intervals``), and
+``scan`` for many signal patches at once."""
+
+from __future__ import annotations
+
+from .. import _core
+from .. import exceptions
+from ._common import (as_tensor, check_calctype, check_poi, emit_warnings, hypotest_kwargs)
+from . import mle
+from . import test_statistics
+from . import calculators
+from . import intervals
+
+__all__ = ["hypotest", "scan", "mle", "intervals", "test_statistics", "calculators"]
+
+
+def _run_hypotest(poi_test, data, pdf, init_pars, par_bounds, fixed_params, calctype, kwargs):
+    check_calctype(calctype)
+    opts = hypotest_kwargs(dict(kwargs))
+    check_poi(pdf, fixed_params)
+    r = _core.hypotest(float(poi_test), pdf, data, init_pars, par_bounds, fixed_params, opts["test_stat"], calctype,
+                       opts["calc_base_dist"], opts["ntoys"], opts["seed"], opts["toy_batch"])
+    emit_warnings(r.warnings)
+    if not r.converged:
+        raise exceptions.FailedMinimization(calculators._failed(r))
+    return r, opts
+
+
+def hypotest(poi_test, data, pdf, init_pars=None, par_bounds=None, fixed_params=None, calctype="asymptotics",
+             return_tail_probs=False, return_expected=False, return_expected_set=False, return_calculator=False,
+             **kwargs):
+    """CLs (for ``test_stat="q0"``: the p-value p0) at ``poi_test``, as ``pyhf.infer.hypotest``.
+
+    Keyword arguments as pyhf: ``test_stat`` ("qtilde", "q", "q0"), ``calc_base_dist`` ("normal",
+    "clipped_normal"), ``ntoys`` (toybased), ``track_progress`` (ignored); hfcore's: ``seed`` (toys: the same seed
+    gives the same toys on every backend) and ``toy_batch``. Returns what pyhf returns, in its order: CLs_obs
+    (0-d array), then [CLsb, CLb] (``return_tail_probs``), CLs_exp (``return_expected``), the five expected
+    CLs at -2..+2 sigma (``return_expected_set``) and a calculator (``return_calculator``) whose ``fitted_pars``
+    hold the fits.
+    """
+    r, opts = _run_hypotest(poi_test, data, pdf, init_pars, par_bounds, fixed_params, calctype, kwargs)
+    is_q0 = opts["test_stat"] == "q0"
+    out = [as_tensor(r.CLsb_obs if is_q0 else r.CLs_obs)]
+    if return_tail_probs:
+        out.append([as_tensor(r.CLb_obs)] if is_q0 else [as_tensor(r.CLsb_obs), as_tensor(r.CLb_obs)])
+    band = [as_tensor(x) for x in (r.CLsb_exp if is_q0 else r.CLs_exp)]
+    if return_expected_set:
+        if return_expected:
+            out.append(band[2])
+        out.append(band)
+    elif return_expected:
+        out.append(band[2])
+    if return_calculator:
+        out.append(calculators._calculator_from(r, calctype, opts, poi_test))
+    return tuple(out) if len(out) > 1 else out[0]
+
+
+def scan(workspace, patches, poi_test=1.0, upper_limit=False, level=0.05, rtol=1e-4, threads=None,
+         measurement_name=None, modifier_settings=None, backend=None, **kwargs):
+    """Hypotests (and with ``upper_limit=True`` the limits) of many signal patches of one background-only
+    workspace, in parallel C++ threads (each with its own instance of the backend), the GIL released.
+
+    ``patches``: a PatchSet (verified against the workspace first), or a list of patches (Patch objects,
+    jsonpatch objects or lists of operations, named by their ``name`` or their position), or a dict
+    {name: patch}. Returns one dict per patch, in order: ``name``, ``CLs_obs``, ``CLs_exp`` (5 values),
+    ``twice_nll``, ``converged`` and ``upper_limit`` ({"obs", "exp"}); a point that fails has ``error`` instead
+    and does not stop the others.
+    """
+    from ..patchset import PatchSet
+    from ..pdf import _interpcodes
+    from ..workspace import Workspace, _patch_ops
+
+    ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    if isinstance(patches, PatchSet):
+        patches.verify(ws)
+        named = [(p.name, p.patch) for p in patches]
+    elif isinstance(patches, dict):
+        named = [(str(k), _patch_ops(v)) for k, v in patches.items()]
+    else:
+        named = [(str(getattr(p, "name", i)), _patch_ops(p)) for i, p in enumerate(patches)]
+    calctype = kwargs.pop("calctype", "asymptotics")
+    check_calctype(calctype)
+    opts = hypotest_kwargs(kwargs)
+    normsys, histosys = _interpcodes(modifier_settings)
+    if isinstance(backend, str):
+        from ..tensor import backend as load
+
+        backend = load(backend)
+    return _core.scan(ws._cpp_workspace(), named, measurement_name, normsys, histosys, float(poi_test),
+                      bool(upper_limit), float(level), float(rtol), int(threads or 0), backend, opts["test_stat"],
+                      calctype, opts["calc_base_dist"], opts["ntoys"], opts["seed"], opts["toy_batch"])
+
+
+def __dir__():
+    return __all__

@@ -1,0 +1,68 @@
+"""Maximum-likelihood fits, as ``pyhf.infer.mle``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .. import exceptions
+from ._common import as_tensor, check_converged, result_object
+
+__all__ = ["fit", "fixed_poi_fit", "twice_nll"]
+
+_OPTIMIZER_OPTIONS = ("do_grad", "do_stitch", "maxiter", "tolerance", "verbose", "method", "strategy",
+                      "solver_options")
+
+
+def twice_nll(pars, data, pdf):
+    """-2 log L at pars: an array of shape (1,) (or (K,) for [K, P] pars)."""
+    return -2 * pdf.logpdf(pars, data)
+
+
+def _fit(data, pdf, init_pars, par_bounds, fixed_params, fixed_poi, return_fitted_val, return_result_obj,
+         return_uncertainties, return_correlations, kwargs):
+    for key in list(kwargs):
+        if key not in _OPTIMIZER_OPTIONS:
+            raise exceptions.Unsupported(f"Unsupported options were passed in: {[key]}.")
+    # maxiter: a floor on NLopt's evaluations (at least 100 per algorithm); tolerance: hfcore's convergence
+    # criterion, the Newton estimate of the remaining decrease of the NLL (default 1e-9 at 64b, 1e-4 at 32b).
+    maxiter = kwargs.get("maxiter") or 0
+    tolerance = kwargs.get("tolerance") or 0.0
+    r = _core.fit(pdf, data, init_pars, par_bounds, fixed_params, fixed_poi,
+                  bool(return_uncertainties or return_correlations), int(maxiter), float(tolerance))
+    check_converged(r)
+    x = r.bestfit
+    if return_uncertainties:
+        x = np.stack([x, r.uncertainties], axis=1)
+    out = [x]
+    if return_correlations:
+        out.append(r.correlations)
+    if return_fitted_val:
+        out.append(as_tensor(r.twice_nll))
+    if return_result_obj:
+        out.append(result_object(r))
+    return tuple(out) if len(out) > 1 else out[0]
+
+
+def fit(data, pdf, init_pars=None, par_bounds=None, fixed_params=None, return_fitted_val=False,
+        return_result_obj=False, return_uncertainties=False, return_correlations=False, **kwargs):
+    """Maximum-likelihood fit of every parameter not fixed, as ``pyhf.infer.mle.fit``.
+
+    Returns the best-fit parameters (shape (P,), or (P, 2) with uncertainties when ``return_uncertainties``),
+    then the correlation matrix, -2 log L at the minimum (0-d) and the result object, each when asked, in pyhf's
+    order. Uncertainties come from the Hessian at the minimum (fixed parameters: 0). A fit that does not
+    converge raises FailedMinimization (its ``result`` has the point reached and the reason); an init outside
+    its bounds raises ValueError (InvalidFitInput).
+    """
+    return _fit(data, pdf, init_pars, par_bounds, fixed_params, None, return_fitted_val, return_result_obj,
+                return_uncertainties, return_correlations, kwargs)
+
+
+def fixed_poi_fit(poi_val, data, pdf, init_pars=None, par_bounds=None, fixed_params=None, return_fitted_val=False,
+                  return_result_obj=False, return_uncertainties=False, return_correlations=False, **kwargs):
+    """The fit with the POI fixed at ``poi_val``, as ``pyhf.infer.mle.fixed_poi_fit`` (UnspecifiedPOI for a
+    model without a POI)."""
+    if pdf.config.poi_index is None:
+        raise exceptions.UnspecifiedPOI("No POI is defined. A POI is required to fit with a fixed POI.")
+    return _fit(data, pdf, init_pars, par_bounds, fixed_params, float(poi_val), return_fitted_val,
+                return_result_obj, return_uncertainties, return_correlations, kwargs)

@@ -1,0 +1,240 @@
+"""``hfcore.Workspace``: pyhf's Workspace (a dict of the JSON document) validated and compiled by hfcore."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import os
+
+from . import _core
+from . import exceptions
+from .pdf import Model
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Workspace"]
+
+
+def _read_spec(spec):
+    """A dict as given, or the JSON file at a path (str or os.PathLike), or JSON text."""
+    if isinstance(spec, os.PathLike) or (isinstance(spec, str) and not spec.lstrip().startswith("{")):
+        path = os.fspath(spec)
+        with open(path, encoding="utf-8") as f:
+            return json.load(f), path
+    if isinstance(spec, (str, bytes)):
+        return json.loads(spec), "<string>"
+    return spec, "<workspace>"
+
+
+def _patch_ops(patch):
+    """The list of operations of a patch given as a list, a jsonpatch.JsonPatch, or a pyhf / hfcore Patch."""
+    if isinstance(patch, (list, tuple)):
+        return list(patch)
+    ops = getattr(patch, "patch", None)
+    if ops is None:
+        raise TypeError(f"patches: expected a list of JSON patch operations or a Patch, got {type(patch).__name__}")
+    return list(ops)
+
+
+class _ChannelSummaryMixin:
+    def _summarize(self, channels):
+        names, samples, mods, nbins = [], set(), set(), {}
+        for channel in channels:
+            names.append(channel["name"])
+            nbins[channel["name"]] = len(channel["samples"][0]["data"]) if channel.get("samples") else 0
+            for sample in channel.get("samples", []):
+                samples.add(sample["name"])
+                for m in sample.get("modifiers", []):
+                    mods.add((m["name"], m["type"]))
+        self._channels = sorted(set(names))
+        self._samples = sorted(samples)
+        self._modifiers = sorted(mods)
+        self._channel_nbins = {c: nbins[c] for c in self._channels}
+        self._channel_slices = {}
+        begin = 0
+        for c in self._channels:
+            self._channel_slices[c] = slice(begin, begin + self._channel_nbins[c])
+            begin += self._channel_nbins[c]
+
+    @property
+    def channels(self):
+        return self._channels
+
+    @property
+    def samples(self):
+        return self._samples
+
+    @property
+    def modifiers(self):
+        return self._modifiers
+
+    @property
+    def channel_nbins(self):
+        return self._channel_nbins
+
+    @property
+    def channel_slices(self):
+        return self._channel_slices
+
+
+class Workspace(_ChannelSummaryMixin, dict):
+    """A pyhf workspace: a dict of the JSON document (so ``ws["channels"]`` and ``json.dump(ws, f)`` work),
+    checked against pyhf's schema when made (InvalidSpecification, with the JSON path).
+
+    ``spec`` may also be a path to a JSON file or JSON text. pyhf's semantic rules (a model's parameters, the
+    observations of each channel, ...) are checked too; as in pyhf, breaking them is reported (InvalidModel)
+    when a model or the data are asked for.
+    """
+
+    valid_joins = ["none", "outer", "left outer", "right outer"]
+
+    def __init__(self, spec, validate=True, **config_kwargs):
+        spec, source = _read_spec(spec)
+        spec = copy.deepcopy(spec)
+        self.schema = config_kwargs.pop("schema", "workspace.json")
+        self.version = config_kwargs.pop("version", spec.get("version", None) if isinstance(spec, dict) else None)
+        if config_kwargs:
+            raise exceptions.Unsupported(f"Unsupported options were passed in: {list(config_kwargs.keys())}.")
+        self._source = source
+        self._semantic_error = None
+        try:
+            self._cpp = _core.Workspace(spec, source)
+        except exceptions.InvalidModel as e:
+            # Valid for the schema; pyhf reports semantic problems when a model or the data are built.
+            self._cpp = None
+            self._semantic_error = e
+        super().__init__(spec)
+        self._summarize(spec["channels"])
+        self.measurement_names = [m["name"] for m in self.get("measurements", [])]
+        self.observations = {obs["name"]: obs["data"] for obs in self["observations"]}
+
+    def _checked(self):
+        if self._semantic_error is not None:
+            raise self._semantic_error
+        return self._cpp
+
+    def __eq__(self, other):
+        if not isinstance(other, Workspace):
+            return False
+        return dict(self) == dict(other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __repr__(self):
+        return object.__repr__(self)
+
+    __hash__ = None
+
+    def get_measurement(self, measurement_name=None, measurement_index=None):
+        """The measurement by name, else by index, else the first (InvalidMeasurement when absent)."""
+        if not self.measurement_names:
+            raise exceptions.InvalidMeasurement("No measurements have been defined.")
+        if measurement_name is not None:
+            if measurement_name not in self.measurement_names:
+                raise exceptions.InvalidMeasurement(
+                    f"no measurement by name '{measurement_name}' was found in the workspace, pick from one of "
+                    f"the valid ones: {self.measurement_names}"
+                )
+            return self["measurements"][self.measurement_names.index(measurement_name)]
+        if measurement_index is None and len(self.measurement_names) > 1:
+            log.warning("multiple measurements defined. Taking the first measurement.")
+        measurement_index = measurement_index if measurement_index is not None else 0
+        try:
+            return self["measurements"][measurement_index]
+        except IndexError:
+            raise exceptions.InvalidMeasurement(
+                f"The measurement index {measurement_index} is out of bounds as only "
+                f"{len(self.measurement_names)} measurement(s) have been defined."
+            ) from None
+
+    def model(self, measurement_name=None, measurement_index=None, patches=None, **config_kwargs):
+        """The model of a measurement, with ``patches`` (JSON patches or pyhf/hfcore Patch objects) applied to
+        ``{"channels", "parameters"}`` in order, as ``pyhf.Workspace.model``. Keyword arguments go to
+        :class:`Model` (``poi_name``, ``modifier_settings``, ``backend``, ...)."""
+        self._checked()
+        measurement = self.get_measurement(measurement_name=measurement_name, measurement_index=measurement_index)
+        config_kwargs.setdefault("poi_name", measurement["config"]["poi"])
+        modelspec = {"channels": self["channels"], "parameters": measurement["config"]["parameters"]}
+        source = self._source
+        for patch in patches or []:
+            modelspec = _core.apply_patch(_patch_ops(patch), modelspec, getattr(patch, "name", "<patch>"))
+            source += " + " + str(getattr(patch, "name", "patch"))
+        return Model(modelspec, _source=source, **config_kwargs)
+
+    def data(self, model, include_auxdata=True):
+        """Observed main data in the model's channel order (+ its auxdata): a list, as pyhf."""
+        self._checked()
+        try:
+            observed = sum((list(self.observations[c]) for c in model.config.channels), [])
+        except KeyError:
+            log.error("Invalid channel: the workspace does not have observation data for one of the channels in the model.")
+            raise
+        if include_auxdata:
+            observed += model.config.auxdata
+        return observed
+
+    def prune(self, modifiers=None, modifier_types=None, samples=None, channels=None, measurements=None):
+        """A new workspace without the named modifiers, modifier types, samples, channels and measurements."""
+        doc = self._checked().prune(modifiers, modifier_types, samples, channels, measurements)
+        return Workspace(doc)
+
+    def rename(self, modifiers=None, samples=None, channels=None, measurements=None):
+        """A new workspace with names changed ({old: new} per kind)."""
+        return Workspace(self._checked().rename(modifiers, samples, channels, measurements))
+
+    @classmethod
+    def combine(cls, left, right, join="none", merge_channels=False):
+        """The combination of two workspaces (pyhf's join rules: none, outer, left outer, right outer)."""
+        if join not in Workspace.valid_joins:
+            raise ValueError(f"Workspaces must be joined using one of the valid join operations "
+                             f"({Workspace.valid_joins}); not {join}")
+        if merge_channels and join not in ["outer", "left outer", "right outer"]:
+            raise ValueError(f"You can only merge channels using the outer, left outer, or right outer join "
+                             f"operations; not {join}")
+        if join in ["left outer", "right outer"]:
+            log.warning("You are using an unsafe join operation. This will silence exceptions that might be "
+                        "raised during a normal 'outer' operation.")
+        left_ws = left if isinstance(left, Workspace) else Workspace(left)
+        right_ws = right if isinstance(right, Workspace) else Workspace(right)
+        doc = _core.Workspace.combine(left_ws._checked(), right_ws._checked(), join, merge_channels)
+        return cls(doc)
+
+    @classmethod
+    def sorted(cls, workspace):
+        """A copy with channels, samples, modifiers and measurements sorted by name, as pyhf."""
+        ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+        return cls(ws._checked().sorted())
+
+    @classmethod
+    def build(cls, model, data, name="measurement", validate=True):
+        """A workspace from a model and its observed main data (pyhf's Workspace.build)."""
+        spec = getattr(model, "spec", None)
+        if spec is None:
+            raise TypeError("Workspace.build: expected a Model")
+        nmain = model.config.nmaindata
+        data = list(data)[:nmain]
+        return cls(
+            {
+                "channels": spec["channels"],
+                "measurements": [
+                    {"name": name, "config": {"parameters": spec.get("parameters", []),
+                                              "poi": model.config.poi_name}}
+                ],
+                "observations": [
+                    {"name": c, "data": data[model.config.channel_slices[c]]} for c in model.config.channels
+                ],
+                "version": "1.0.0",
+            },
+            validate=validate,
+        )
+
+    def digest(self, algorithm="sha256"):
+        """``pyhf.utils.digest(self, algorithm)``: the hash patch sets use to name their workspace."""
+        from .utils import digest
+
+        return digest(self, algorithm=algorithm)
+
+    def _cpp_workspace(self):
+        return self._checked()

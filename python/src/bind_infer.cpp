@@ -1,0 +1,313 @@
+// hfcore._core's inference: fits, test statistics, hypotests, upper limits and many-patch scans, all with the
+// GIL released. hfcore/infer/ gives them pyhf's signatures and return shapes.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "arrays.hpp"
+#include "json_convert.hpp"
+#include "py_model.hpp"
+#include "hfcore/infer.hpp"
+#include "hfcore/workspace.hpp"
+
+namespace hfpy {
+
+using namespace nb::literals;
+namespace inf = hf::infer;
+
+namespace {
+
+inf::FitConfig fit_config(const hf::Model& m, nb::handle init, nb::handle bounds, nb::handle fixed) {
+    inf::FitConfig c;
+    const std::int64_t P = m.n_pars();
+    if (!init.is_none()) c.init = read_vector(init, {"init_pars", Kind::InvalidFitInput, P});
+    if (!bounds.is_none()) {
+        HostMatrix b = read_matrix(bounds, {"par_bounds", Kind::InvalidFitInput, 2, true, false});
+        if (!b.two_d || b.rows != P)
+            raise(Kind::InvalidFitInput, "par_bounds: expected " + std::to_string(P) + " (lower, upper) pairs, got " +
+                                             std::to_string(b.two_d ? b.rows : 1));
+        for (std::int64_t i = 0; i < P; ++i) c.bounds.emplace_back(b.ptr[2 * i], b.ptr[2 * i + 1]);
+    }
+    if (!fixed.is_none()) {
+        for (nb::handle x : fixed) c.fixed.push_back(PyObject_IsTrue(x.ptr()) == 1);
+        if (static_cast<std::int64_t>(c.fixed.size()) != P)
+            raise(Kind::InvalidFitInput, "fixed_params: has length " + std::to_string(c.fixed.size()) + " but " +
+                                             std::to_string(P) + " was expected");
+    }
+    return c;
+}
+
+std::vector<double> read_data(const hf::Model& m, nb::handle data) {
+    return read_vector(data, {"data", Kind::InvalidPdfData, m.n_main() + m.n_aux()});
+}
+
+nb::object array5(const std::array<double, 5>& a) { return to_numpy(std::vector<double>(a.begin(), a.end())); }
+
+nb::object maybe_array(const std::vector<double>& v) { return v.empty() ? nb::object(nb::none()) : to_numpy(v); }
+
+void bind_results(nb::module_& m) {
+    nb::class_<inf::FitResult>(m, "FitResult", "One fit: best-fit point, -2 log L, convergence and why.")
+        .def_prop_ro("bestfit", [](const inf::FitResult& r) { return to_numpy(r.bestfit); })
+        .def_ro("twice_nll", &inf::FitResult::twice_nll)
+        .def_ro("converged", &inf::FitResult::converged)
+        .def_ro("reason", &inf::FitResult::reason)
+        .def_ro("algorithm", &inf::FitResult::algorithm)
+        .def_ro("n_eval", &inf::FitResult::n_eval)
+        .def_ro("edm", &inf::FitResult::edm)
+        .def_ro("max_projected_gradient", &inf::FitResult::max_projected_gradient)
+        .def_prop_ro("uncertainties", [](const inf::FitResult& r) { return maybe_array(r.uncertainties); })
+        .def_prop_ro("correlations", [](const inf::FitResult& r) -> nb::object {
+            if (r.correlations.empty()) return nb::none();
+            const auto n = static_cast<std::int64_t>(r.bestfit.size());
+            return to_numpy(r.correlations, n, n);
+        })
+        .def_ro("hessian_ok", &inf::FitResult::hessian_ok);
+
+    nb::class_<inf::HypotestResult>(m, "HypotestResult", "One hypothesis test (CLs or p0) with its fits.")
+        .def_ro("obs", &inf::HypotestResult::obs)
+        .def_prop_ro("exp", [](const inf::HypotestResult& r) { return array5(r.exp); })
+        .def_ro("CLs_obs", &inf::HypotestResult::CLs_obs)
+        .def_ro("CLsb_obs", &inf::HypotestResult::CLsb_obs)
+        .def_ro("CLb_obs", &inf::HypotestResult::CLb_obs)
+        .def_prop_ro("CLs_exp", [](const inf::HypotestResult& r) { return array5(r.CLs_exp); })
+        .def_prop_ro("CLsb_exp", [](const inf::HypotestResult& r) { return array5(r.CLsb_exp); })
+        .def_prop_ro("CLb_exp", [](const inf::HypotestResult& r) { return array5(r.CLb_exp); })
+        .def_ro("teststat", &inf::HypotestResult::teststat)
+        .def_ro("q_obs", &inf::HypotestResult::q_obs)
+        .def_ro("q_asimov", &inf::HypotestResult::q_asimov)
+        .def_prop_ro("asimov_pars", [](const inf::HypotestResult& r) { return maybe_array(r.asimov_pars); })
+        .def_prop_ro("free_fit_to_data", [](const inf::HypotestResult& r) { return maybe_array(r.free_fit_to_data); })
+        .def_prop_ro("free_fit_to_asimov", [](const inf::HypotestResult& r) { return maybe_array(r.free_fit_to_asimov); })
+        .def_prop_ro("fixed_poi_fit_to_data", [](const inf::HypotestResult& r) { return maybe_array(r.fixed_poi_fit_to_data); })
+        .def_prop_ro("fixed_poi_fit_to_asimov", [](const inf::HypotestResult& r) { return maybe_array(r.fixed_poi_fit_to_asimov); })
+        .def_ro("twice_nll_free", &inf::HypotestResult::twice_nll_free)
+        .def_ro("converged", &inf::HypotestResult::converged)
+        .def_ro("warnings", &inf::HypotestResult::warnings)
+        .def_prop_ro("sb_teststats", [](const inf::HypotestResult& r) { return to_numpy(r.sb_teststats); })
+        .def_prop_ro("b_teststats", [](const inf::HypotestResult& r) { return to_numpy(r.b_teststats); })
+        .def_ro("toy_fits_batched", &inf::HypotestResult::toy_fits_batched)
+        .def_ro("toy_fits_fallback", &inf::HypotestResult::toy_fits_fallback)
+        .def_ro("toy_fits_failed", &inf::HypotestResult::toy_fits_failed);
+
+    nb::class_<inf::UpperLimitResult>(m, "UpperLimitResult", "Observed and expected upper limits and the hypotests run.")
+        .def_ro("obs", &inf::UpperLimitResult::obs)
+        .def_prop_ro("exp", [](const inf::UpperLimitResult& r) { return array5(r.exp); })
+        .def_ro("scanned", &inf::UpperLimitResult::scanned)
+        .def_ro("results", &inf::UpperLimitResult::results)
+        .def_ro("converged", &inf::UpperLimitResult::converged)
+        .def_ro("bracket", &inf::UpperLimitResult::bracket)
+        .def_ro("poi_bounds_used", &inf::UpperLimitResult::poi_bounds_used);
+}
+
+inf::HypotestOptions hypotest_options(const hf::Model& m, nb::handle init, nb::handle bounds, nb::handle fixed,
+                                      const std::string& test_stat, const std::string& calctype,
+                                      const std::string& base_dist, std::int64_t ntoys, std::uint64_t seed,
+                                      std::int64_t toy_batch) {
+    inf::HypotestOptions o;
+    o.config = fit_config(m, init, bounds, fixed);
+    o.test_stat = guarded(Kind::HFCoreError, [&] { return inf::parse_test_stat(test_stat); });
+    o.calctype = guarded(Kind::HFCoreError, [&] { return inf::parse_calctype(calctype); });
+    o.calc_base_dist = base_dist;
+    o.ntoys = ntoys;
+    o.seed = seed;
+    o.toy_batch = toy_batch;
+    return o;
+}
+
+#define HFPY_FIT_ARGS "init_pars"_a.none() = nb::none(), "par_bounds"_a.none() = nb::none(), "fixed_params"_a.none() = nb::none()
+#define HFPY_TEST_ARGS "test_stat"_a = "qtilde", "calctype"_a = "asymptotics", "calc_base_dist"_a = "normal", \
+                       "ntoys"_a = 2000, "seed"_a = 0, "toy_batch"_a = 1000
+
+// A scan point: one patch of the background-only workspace, fitted and tested on its own backend instance.
+struct ScanJob {
+    std::string name;
+    hf::JsonPatch patch;
+};
+
+nb::dict scan_result(const ScanJob& job, const std::string& error, const inf::HypotestResult* h,
+                     const inf::UpperLimitResult* ul) {
+    nb::dict d;
+    d["name"] = job.name;
+    if (!error.empty()) {
+        d["error"] = error;
+        return d;
+    }
+    d["CLs_obs"] = h->obs;
+    d["CLs_exp"] = std::vector<double>(h->exp.begin(), h->exp.end());
+    d["twice_nll"] = h->twice_nll_free;
+    d["converged"] = h->converged && (!ul || ul->converged);
+    if (ul) {
+        nb::dict u;
+        u["obs"] = ul->obs;
+        u["exp"] = std::vector<double>(ul->exp.begin(), ul->exp.end());
+        d["upper_limit"] = u;
+    }
+    return d;
+}
+
+}  // namespace
+
+BackendRef backend_arg(nb::handle backend);
+
+void bind_infer(nb::module_& m) {
+    bind_results(m);
+
+    m.def(
+        "fit",
+        [](PyModel& self, nb::handle data, nb::handle init, nb::handle bounds, nb::handle fixed,
+           std::optional<double> fixed_poi, bool uncertainties, int max_eval, double tolerance) {
+            const auto model = self.current();
+            const std::vector<double> d = read_data(*model, data);
+            const inf::FitConfig config = fit_config(*model, init, bounds, fixed);
+            inf::FitOptions o;
+            o.uncertainties = uncertainties;
+            if (max_eval > 0) o.max_eval = max_eval;
+            if (tolerance > 0) o.tolerance = tolerance;
+            return self.run(Kind::InvalidFitInput, [&](const hf::Model& mm) {
+                return fixed_poi ? inf::fixed_poi_fit(*fixed_poi, mm, d, config, o) : inf::fit(mm, d, config, o);
+            });
+        },
+        "model"_a, "data"_a, HFPY_FIT_ARGS, "fixed_poi"_a.none() = nb::none(), "uncertainties"_a = false,
+        "max_eval"_a = 0, "tolerance"_a = 0.0);
+
+    m.def(
+        "test_statistic",
+        [](const std::string& name, double mu, PyModel& self, nb::handle data, nb::handle init, nb::handle bounds,
+           nb::handle fixed) {
+            const auto model = self.current();
+            const std::vector<double> d = read_data(*model, data);
+            const inf::FitConfig config = fit_config(*model, init, bounds, fixed);
+            const inf::TestStat stat = guarded(Kind::HFCoreError, [&] { return inf::parse_test_stat(name); });
+            inf::TestStatResult r = self.run(Kind::InvalidFitInput, [&](const hf::Model& mm) {
+                return inf::test_statistic(stat, mu, mm, d, config);
+            });
+            return nb::make_tuple(r.value, nb::cast(std::move(r.fixed_fit)), nb::cast(std::move(r.free_fit)), r.warnings);
+        },
+        "name"_a, "mu"_a, "model"_a, "data"_a, HFPY_FIT_ARGS);
+
+    m.def(
+        "hypotest",
+        [](double poi, PyModel& self, nb::handle data, nb::handle init, nb::handle bounds, nb::handle fixed,
+           const std::string& test_stat, const std::string& calctype, const std::string& base_dist,
+           std::int64_t ntoys, std::uint64_t seed, std::int64_t toy_batch) {
+            const auto model = self.current();
+            const std::vector<double> d = read_data(*model, data);
+            const inf::HypotestOptions o =
+                hypotest_options(*model, init, bounds, fixed, test_stat, calctype, base_dist, ntoys, seed, toy_batch);
+            return self.run(Kind::InvalidFitInput, [&](const hf::Model& mm) { return inf::hypotest(poi, mm, d, o); });
+        },
+        "poi_test"_a, "model"_a, "data"_a, HFPY_FIT_ARGS, HFPY_TEST_ARGS);
+
+    m.def(
+        "upper_limit",
+        [](PyModel& self, nb::handle data, double level, double atol, double rtol, double low, double high,
+           nb::handle init, nb::handle bounds, nb::handle fixed, const std::string& test_stat,
+           const std::string& calctype, const std::string& base_dist, std::int64_t ntoys, std::uint64_t seed,
+           std::int64_t toy_batch) {
+            const auto model = self.current();
+            const std::vector<double> d = read_data(*model, data);
+            const inf::HypotestOptions o =
+                hypotest_options(*model, init, bounds, fixed, test_stat, calctype, base_dist, ntoys, seed, toy_batch);
+            inf::Toms748Options t;
+            t.level = level;
+            t.atol = atol;
+            t.rtol = rtol;
+            t.low = low;
+            t.high = high;
+            return self.run(Kind::HFCoreError, [&](const hf::Model& mm) { return inf::upper_limit(mm, d, t, o); });
+        },
+        "model"_a, "data"_a, "level"_a = 0.05, "atol"_a = 2e-12, "rtol"_a = 1e-4, "low"_a = 0.0,
+        "high"_a = std::numeric_limits<double>::quiet_NaN(), HFPY_FIT_ARGS, HFPY_TEST_ARGS);
+
+    m.def(
+        "upper_limit_scan",
+        [](PyModel& self, nb::handle data, nb::handle scan, double level, nb::handle init, nb::handle bounds,
+           nb::handle fixed, const std::string& test_stat, const std::string& calctype, const std::string& base_dist,
+           std::int64_t ntoys, std::uint64_t seed, std::int64_t toy_batch) {
+            const auto model = self.current();
+            const std::vector<double> d = read_data(*model, data);
+            const std::vector<double> grid = read_vector(scan, {"scan", Kind::InvalidFitInput, -1});
+            const inf::HypotestOptions o =
+                hypotest_options(*model, init, bounds, fixed, test_stat, calctype, base_dist, ntoys, seed, toy_batch);
+            return self.run(Kind::HFCoreError, [&](const hf::Model& mm) { return inf::upper_limit_scan(mm, d, grid, level, o); });
+        },
+        "model"_a, "data"_a, "scan"_a, "level"_a = 0.05, HFPY_FIT_ARGS, HFPY_TEST_ARGS);
+
+    m.def(
+        "scan",
+        [](const hf::Workspace& ws, const std::vector<std::pair<std::string, nb::object>>& patches,
+           std::optional<std::string> measurement_name, const std::string& normsys, const std::string& histosys,
+           double poi_test, bool upper_limit, double level, double rtol, int threads, nb::handle backend,
+           const std::string& test_stat, const std::string& calctype, const std::string& base_dist,
+           std::int64_t ntoys, std::uint64_t seed, std::int64_t toy_batch) {
+            std::vector<ScanJob> jobs;
+            for (const auto& [name, ops] : patches) {
+                hf::json::Value v = to_json(ops);
+                jobs.push_back({name, guarded(Kind::InvalidSpecification, [&] { return hf::JsonPatch(std::move(v), name); })});
+            }
+            BackendRef like = backend_arg(backend);
+            if (!like) like = default_backend_handle();
+            inf::HypotestOptions o;
+            o.test_stat = guarded(Kind::HFCoreError, [&] { return inf::parse_test_stat(test_stat); });
+            o.calctype = guarded(Kind::HFCoreError, [&] { return inf::parse_calctype(calctype); });
+            o.calc_base_dist = base_dist;
+            o.ntoys = ntoys;
+            o.seed = seed;
+            o.toy_batch = toy_batch;
+            hf::ModelRequest request;
+            request.measurement_name = measurement_name;
+            request.settings.normsys_interpcode = normsys;
+            request.settings.histosys_interpcode = histosys;
+
+            const std::size_t n = jobs.size();
+            std::vector<std::string> errors(n);
+            std::vector<inf::HypotestResult> tests(n);
+            std::vector<inf::UpperLimitResult> limits(n);
+            {
+                nb::gil_scoped_release release;
+                int nthreads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+                nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(n)));
+                std::atomic<std::size_t> next{0};
+                auto worker = [&]() {
+                    hf::BackendPtr b;
+                    for (std::size_t i = next++; i < n; i = next++) {
+                        try {
+                            if (!b) b = hf::load_backend(like->name, like->options);
+                            hf::ModelRequest r = request;
+                            r.patches = {jobs[i].patch};
+                            const hf::Model model(ws.model_spec(r), b);
+                            const std::vector<double> data = model.data_from_observations(ws.spec().observations);
+                            tests[i] = inf::hypotest(poi_test, model, data, o);
+                            if (upper_limit) {
+                                inf::Toms748Options t;
+                                t.level = level;
+                                t.rtol = rtol;
+                                limits[i] = inf::upper_limit(model, data, t, o);
+                            }
+                        } catch (const std::exception& e) {
+                            errors[i] = e.what();
+                        }
+                    }
+                };
+                std::vector<std::thread> pool;
+                for (int t = 1; t < nthreads; ++t) pool.emplace_back(worker);
+                worker();
+                for (auto& t : pool) t.join();
+            }
+            nb::list out;
+            for (std::size_t i = 0; i < n; ++i)
+                out.append(scan_result(jobs[i], errors[i], &tests[i], upper_limit ? &limits[i] : nullptr));
+            return out;
+        },
+        "workspace"_a, "patches"_a, "measurement_name"_a.none() = nb::none(), "normsys"_a = "code4",
+        "histosys"_a = "code4p", "poi_test"_a = 1.0, "upper_limit"_a = false, "level"_a = 0.05, "rtol"_a = 1e-4,
+        "threads"_a = 0, "backend"_a.none() = nb::none(), HFPY_TEST_ARGS);
+}
+
+}  // namespace hfpy

@@ -1,0 +1,218 @@
+"""hfcore.infer against pyhf: fits, hypotests and upper limits on the validation cases, at the C++ tests'
+tolerances (tests/infer/test_validation_cls.cpp, test_upper_limit.cpp), with pyhf's return shapes.
+
+References: pyhf with tight fits, live for the small cases and from tests/reference/infer/validation_tight.json
+(made by tests/reference/make_infer_fixtures.py) for the sbottom models, whose tight pyhf fits take minutes.
+"""
+
+import numpy as np
+import pytest
+
+import hfcore
+
+from conftest import REFERENCE, case, load, needs_shared, rel, validation_cases
+
+pytestmark = needs_shared
+
+TIGHT = load(REFERENCE / "infer" / "validation_tight.json")["cases"] if (REFERENCE / "infer").is_dir() else {}
+ASYMPTOTIC = [c for c in validation_cases("asymptotics") if c in TIGHT]
+SMALL = [c for c in ASYMPTOTIC if not c.startswith("sbottom")]
+
+
+def tolerance(t):
+    """A case's tolerance as pyhf's test applies it: (obs_rel, exp_rel, exp_abs, abs)."""
+    if isinstance(t, (int, float)):
+        return t, t, 1e-12, 0.0
+    if "obs_rel" in t:
+        return t["obs_rel"], t["exp_rtol"], t["exp_atol"], 0.0
+    return t["rtol"], t["rtol"], t["atol"], t["atol"]
+
+
+def model_and_data(name):
+    spec, expected, codes = case(name)
+    ws = hfcore.Workspace(spec)
+    model = ws.model(modifier_settings=codes)
+    return model, ws.data(model), expected
+
+
+@pytest.mark.parametrize("name", ASYMPTOTIC)
+def test_hypotest_matches_pyhf_tight(name):
+    model, data, expected = model_and_data(name)
+    ref = TIGHT[name]
+    obs_rel, exp_rel, exp_abs, abs_tol = tolerance(expected["tolerance"])
+    cls_obs, cls_exp = hfcore.infer.hypotest(expected["mu_test"], data, model, test_stat=ref["test_stat"],
+                                             return_expected_set=True)
+    assert isinstance(cls_obs, np.ndarray) and cls_obs.shape == ()
+    assert isinstance(cls_exp, list) and len(cls_exp) == 5 and all(e.shape == () for e in cls_exp)
+    assert abs(cls_obs - ref["CLs_obs"]) <= abs_tol + obs_rel * abs(ref["CLs_obs"])
+    for e, r in zip(cls_exp, ref["CLs_exp"]):
+        assert abs(e - r) <= exp_abs + exp_rel * abs(r)
+
+
+@pytest.mark.parametrize("name", ASYMPTOTIC)
+def test_fits_match_pyhf_tight(name):
+    """hfcore's minima are at or below pyhf's tight ones (1e-6 in twice_nll), at the same point."""
+    model, data, expected = model_and_data(name)
+    ref = TIGHT[name]
+    bestfit, twice_nll = hfcore.infer.mle.fit(data, model, return_fitted_val=True)
+    assert bestfit.shape == (model.config.npars,) and twice_nll.shape == ()
+    assert twice_nll <= ref["mle"]["twice_nll"] + 1e-6
+    assert abs(twice_nll - ref["mle"]["twice_nll"]) <= 1e-6 * max(1.0, abs(ref["mle"]["twice_nll"]))
+    assert np.max(np.abs(bestfit - ref["mle"]["bestfit"])) < 2e-3
+    fixed, twice_nll_fixed = hfcore.infer.mle.fixed_poi_fit(expected["mu_test"], data, model, return_fitted_val=True)
+    assert fixed[model.config.poi_index] == expected["mu_test"]
+    assert twice_nll_fixed <= ref["fixed_poi_fit"]["twice_nll"] + 1e-6
+    assert abs(twice_nll_fixed - ref["fixed_poi_fit"]["twice_nll"]) <= 1e-6 * max(1.0, abs(ref["fixed_poi_fit"]["twice_nll"]))
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_live_pyhf_hypotest_and_fit(pyhf_tight, name):
+    """The same calls in both packages, pyhf run now with tight fits: equal numbers and equal return shapes."""
+    pyhf = pyhf_tight
+    spec, expected, codes = case(name)
+    ref = TIGHT[name]
+    m_p = pyhf.Workspace(spec).model(modifier_settings=codes)
+    m_h = hfcore.Workspace(spec).model(modifier_settings=codes)
+    data = pyhf.Workspace(spec).data(m_p)
+    obs_rel, exp_rel, exp_abs, abs_tol = tolerance(expected["tolerance"])
+    kw = dict(test_stat=ref["test_stat"], return_tail_probs=True, return_expected=True, return_expected_set=True)
+    r_p = pyhf.infer.hypotest(expected["mu_test"], data, m_p, **kw)
+    r_h = hfcore.infer.hypotest(expected["mu_test"], data, m_h, **kw)
+    assert len(r_h) == len(r_p) == 4
+    assert abs(r_h[0] - r_p[0]) <= abs_tol + obs_rel * abs(r_p[0])
+    assert len(r_h[1]) == len(r_p[1])
+    for a, b in zip(r_h[1], r_p[1]):
+        assert rel(a, b) < 1e-3  # CLsb, CLb (tests/infer: 1e-3)
+    assert abs(r_h[2] - r_p[2]) <= exp_abs + exp_rel * abs(r_p[2])
+    for a, b in zip(r_h[3], r_p[3]):
+        assert abs(a - b) <= exp_abs + exp_rel * abs(b)
+    f_p = pyhf.infer.mle.fit(data, m_p, return_fitted_val=True)
+    f_h = hfcore.infer.mle.fit(data, m_h, return_fitted_val=True)
+    assert f_h[0].shape == np.asarray(f_p[0]).shape
+    assert f_h[1] <= f_p[1] + 1e-6
+
+
+WITH_LIMITS = [c for c in ASYMPTOTIC if "upper_limit" in case(c)[1]]
+
+
+@pytest.mark.parametrize("name", WITH_LIMITS)
+def test_upper_limit_matches_pyhf(name):
+    """Limits against pyhf's toms748_scan (1e-3 relative, as tests/infer/test_upper_limit.cpp), and CLs at
+    each limit equal to the level (1e-4)."""
+    model, data, expected = model_and_data(name)
+    ul = expected["upper_limit"]
+    obs, exp = hfcore.infer.intervals.upper_limits.upper_limit(data, model, test_stat=expected["test_stat"])
+    assert obs.shape == () and len(exp) == 5
+    assert rel(obs, ul["obs"]) < 1e-3
+    for e, r in zip(exp, ul["exp"]):
+        assert rel(e, r) < 1e-3
+    # CLs at the limits, with the POI's upper bound widened as the search did (the sbottom limits lie above 10)
+    bounds = model.config.suggested_bounds()
+    bounds[model.config.poi_index] = (bounds[model.config.poi_index][0], max(ul["poi_bounds_used"][1], 2 * float(exp[4])))
+    kw = dict(test_stat=expected["test_stat"], par_bounds=bounds)
+    cls = hfcore.infer.hypotest(float(obs), data, model, **kw)
+    assert abs(cls - 0.05) < 1e-4
+    _, band = hfcore.infer.hypotest(float(exp[2]), data, model, return_expected_set=True, **kw)
+    assert abs(band[2] - 0.05) < 1e-4
+    obs2, exp2, (scanned, results) = hfcore.infer.intervals.upper_limits.upper_limit(
+        data, model, test_stat=expected["test_stat"], return_results=True)
+    assert obs2 == obs and len(scanned) == len(results) >= 1
+    assert all(len(r) == 2 and len(r[1]) == 5 for r in results)
+
+
+def test_upper_limit_grid_and_toms748(pyhf):
+    model, data, expected = model_and_data("2bin_2channel")
+    m_p = pyhf.Workspace(case("2bin_2channel")[0]).model(modifier_settings=case("2bin_2channel")[2])
+    scan = np.linspace(0.0, 5.0, 21)
+    obs_h, exp_h = hfcore.infer.intervals.upper_limits.upper_limit(data, model, scan=scan, test_stat="q")
+    obs_p, exp_p = pyhf.infer.intervals.upper_limits.upper_limit(data, m_p, scan=scan, test_stat="q")
+    assert obs_h.shape == np.asarray(obs_p).shape and len(exp_h) == len(exp_p) == 5
+    assert rel(obs_h, obs_p) < 1e-3
+    assert rel(np.asarray(exp_h, dtype=float), np.asarray(exp_p, dtype=float)) < 1e-3
+    obs_h, exp_h, (s, results) = hfcore.infer.intervals.upper_limits.upper_limit(data, model, scan=scan,
+                                                                                 test_stat="q", return_results=True)
+    assert list(s) == list(scan) and len(results) == 21
+    o, e = hfcore.infer.intervals.upper_limits.toms748_scan(data, model, 0.0, 5.0, test_stat="q", rtol=1e-6)
+    assert abs(hfcore.infer.hypotest(float(o), data, model, test_stat="q") - 0.05) < 1e-5
+
+
+def test_fit_return_shapes_and_options(pyhf):
+    model, data, _ = model_and_data("2bin_histosys")
+    P = model.config.npars
+    x = hfcore.infer.mle.fit(data, model)
+    assert x.shape == (P,)
+    x, corr, fun, res = hfcore.infer.mle.fit(data, model, return_uncertainties=True, return_correlations=True,
+                                              return_fitted_val=True, return_result_obj=True)
+    assert x.shape == (P, 2) and corr.shape == (P, P) and fun.shape == ()
+    assert res.success and res.fun == fun and np.all(x[:, 1] > 0)
+    assert np.allclose(np.diag(corr), 1.0)
+    init = model.config.suggested_init()
+    fixed = model.config.suggested_fixed()
+    fixed[0] = True
+    init[0] = 0.5
+    x = hfcore.infer.mle.fit(data, model, init_pars=init, fixed_params=fixed)
+    assert x[0] == 0.5
+    bounds = model.config.suggested_bounds()
+    bounds[model.config.poi_index] = (0.0, 0.3)
+    init = model.config.suggested_init()
+    init[model.config.poi_index] = 0.1
+    x = hfcore.infer.mle.fit(data, model, init_pars=init, par_bounds=bounds)
+    assert 0.0 <= x[model.config.poi_index] <= 0.3
+    assert rel(hfcore.infer.mle.twice_nll(x, data, model), -2 * model.logpdf(x, data)) == 0
+
+
+def test_hypotest_return_combinations_match_pyhf(pyhf):
+    """Every combination of return_* flags gives pyhf's structure (tuple lengths, list lengths, 0-d arrays)."""
+    spec, expected, codes = case("1bin_shapesys")
+    m_p = pyhf.Workspace(spec).model(modifier_settings=codes)
+    m_h = hfcore.Workspace(spec).model(modifier_settings=codes)
+    data = pyhf.Workspace(spec).data(m_p)
+
+    def structure(x):
+        if isinstance(x, (tuple, list)):
+            return (type(x).__name__, [structure(v) for v in x])
+        if hasattr(x, "fitted_pars"):
+            return "calculator"
+        return ("array", np.shape(x))
+
+    for tail in (False, True):
+        for e in (False, True):
+            for es in (False, True):
+                for stat in ("q", "qtilde", "q0"):
+                    kw = dict(return_tail_probs=tail, return_expected=e, return_expected_set=es, test_stat=stat)
+                    assert structure(hfcore.infer.hypotest(1.0, data, m_h, **kw)) == structure(
+                        pyhf.infer.hypotest(1.0, data, m_p, **kw)), kw
+    r_h = hfcore.infer.hypotest(1.0, data, m_h, return_calculator=True)
+    r_p = pyhf.infer.hypotest(1.0, data, m_p, return_calculator=True)
+    assert structure(r_h) == structure(r_p)
+    fp = r_h[1].fitted_pars
+    assert fp.free_fit_to_data.shape == (m_h.config.npars,)
+    assert rel(fp.asimov_pars, r_p[1].fitted_pars.asimov_pars) < 1e-3
+
+
+def test_test_statistics_match_pyhf(pyhf_tight):
+    pyhf = pyhf_tight
+    spec, expected, codes = case("2bin_2channel")
+    m_p = pyhf.Workspace(spec).model(modifier_settings=codes)
+    m_h = hfcore.Workspace(spec).model(modifier_settings=codes)
+    data = pyhf.Workspace(spec).data(m_p)
+    args = (m_p.config.suggested_init(), m_p.config.suggested_bounds(), m_p.config.suggested_fixed())
+    for name in ("qmu", "qmu_tilde", "tmu", "tmu_tilde"):
+        v_p = getattr(pyhf.infer.test_statistics, name)(1.0, data, m_p, *args)
+        v_h = getattr(hfcore.infer.test_statistics, name)(1.0, data, m_h, *args)
+        assert v_h.shape == ()
+        assert abs(v_h - v_p) <= 1e-5 * max(1.0, abs(v_p)), name
+    v_h, (fixed, free) = hfcore.infer.test_statistics.q0(0.0, data, m_h, *args, return_fitted_pars=True)
+    assert fixed.shape == free.shape == (m_h.config.npars,)
+
+
+def test_toys_reproducible_and_shaped(pyhf):
+    model, data, expected = model_and_data("1bin_shapesys_q0_toys")
+    kw = dict(calctype="toybased", ntoys=200, test_stat="q0", return_expected_set=True)
+    a = hfcore.infer.hypotest(expected["mu_test"], data, model, seed=3, **kw)
+    b = hfcore.infer.hypotest(expected["mu_test"], data, model, seed=3, **kw)
+    assert a[0] == b[0] and [float(x) for x in a[1]] == [float(x) for x in b[1]]
+    assert a[0].shape == () and len(a[1]) == 5
+    # p0 of the observed data with 200 toys: pyhf's stored value (2000 toys) within the binomial spread
+    p0 = expected["pyhf"]["CLs_obs"]
+    assert abs(float(a[0]) - p0) < 5 * np.sqrt(max(p0, 1 / 200) / 200)
