@@ -2,6 +2,8 @@
 #include "json_convert.hpp"
 
 #include <cmath>
+#include <cstring>
+#include <string_view>
 
 namespace hfpy {
 
@@ -44,8 +46,60 @@ nb::object as_float_array(nb::handle obj, const ArraySpec& spec) {
 
 }  // namespace
 
+namespace {
+
+void check_finite(const HostMatrix& m, const ArraySpec& spec) {
+    if (!spec.finite) return;
+    {
+        const std::int64_t n = m.rows * m.cols;
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (std::isfinite(m.ptr[i])) continue;
+            std::string where = "element [";
+            if (m.two_d) where += std::to_string(i / m.cols) + ", ";
+            where += std::to_string(m.two_d ? i % m.cols : i);
+            where += std::isnan(m.ptr[i]) ? "] is NaN" : "] is infinite";
+            bad(spec, where);
+        }
+    }
+}
+
+}  // namespace
+
+namespace {
+
+// The fast path: a C-contiguous float64 numpy array (or anything with that buffer), read in place through the
+// buffer protocol. Returns false for anything else, which read_matrix then examines in detail.
+bool read_float64_buffer(nb::handle obj, const ArraySpec& spec, HostMatrix& m) {
+    if (!PyObject_CheckBuffer(obj.ptr()) || PyBytes_Check(obj.ptr()) || PyByteArray_Check(obj.ptr())) return false;
+    auto buf = std::make_shared<HostMatrix::Buffer>();
+    if (PyObject_GetBuffer(obj.ptr(), &buf->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+        PyErr_Clear();
+        return false;
+    }
+    buf->held = true;
+    const Py_buffer& v = buf->view;
+    const char* f = v.format ? v.format : "B";
+    const bool f64 = v.itemsize == 8 && (std::string_view(f) == "d" || std::string_view(f) == "<d" || std::string_view(f) == "=d");
+    if (!f64 || v.ndim < 1 || v.ndim > 2 || v.len == 0) return false;  // the general path explains
+    m.two_d = v.ndim == 2;
+    if (m.two_d && !spec.allow_2d) return false;
+    m.rows = m.two_d ? v.shape[0] : 1;
+    m.cols = v.shape[v.ndim - 1];
+    m.ptr = static_cast<const double*>(v.buf);
+    m.buffer = std::move(buf);
+    return true;
+}
+
+}  // namespace
+
 HostMatrix read_matrix(nb::handle obj, const ArraySpec& spec) {
     HostMatrix m;
+    if (read_float64_buffer(obj, spec, m)) {
+        if (spec.length >= 0 && m.cols != spec.length)
+            bad(spec, "has length " + std::to_string(m.cols) + " but " + std::to_string(spec.length) + " was expected");
+        check_finite(m, spec);
+        return m;
+    }
     nb::ndarray<nb::ro> a;
     nb::object converted;
     if (!nb::try_cast(obj, a, false)) {
@@ -95,17 +149,7 @@ HostMatrix read_matrix(nb::handle obj, const ArraySpec& spec) {
     if (m.rows == 0) bad(spec, "has no rows (shape " + shape_text(a) + ")");
     m.ptr = static_cast<const double*>(a.data());
     m.keep = converted.is_valid() ? converted : nb::borrow(obj);
-    if (spec.finite) {
-        const std::int64_t n = m.rows * m.cols;
-        for (std::int64_t i = 0; i < n; ++i) {
-            if (std::isfinite(m.ptr[i])) continue;
-            std::string where = "element [";
-            if (m.two_d) where += std::to_string(i / m.cols) + ", ";
-            where += std::to_string(m.two_d ? i % m.cols : i);
-            where += std::isnan(m.ptr[i]) ? "] is NaN" : "] is infinite";
-            bad(spec, where);
-        }
-    }
+    check_finite(m, spec);
     return m;
 }
 
@@ -117,21 +161,29 @@ std::vector<double> read_vector(nb::handle obj, const ArraySpec& spec) {
 
 namespace {
 
-template <class T>
-nb::object owned_array(std::vector<T>&& values, std::initializer_list<std::size_t> shape) {
-    auto* heap = new std::vector<T>(std::move(values));
-    nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-    return nb::cast(nb::ndarray<nb::numpy, T>(heap->data(), shape.size(), shape.begin(), owner));
+// A new float64 numpy array of `shape`, filled from `values`: numpy.empty, then a copy through the buffer
+// protocol (cheaper per call than exporting a foreign buffer to numpy).
+nb::object new_array(const double* values, std::initializer_list<Py_ssize_t> shape) {
+    static PyObject* empty = nb::object(nb::module_::import_("numpy").attr("empty")).release().ptr();
+    nb::object dims = shape.size() == 1 ? nb::object(nb::int_(*shape.begin()))
+                                        : nb::object(nb::make_tuple(*shape.begin(), *(shape.begin() + 1)));
+    nb::object arr = nb::steal(PyObject_CallOneArg(empty, dims.ptr()));
+    if (!arr.is_valid()) throw nb::python_error();
+    Py_buffer v;
+    if (PyObject_GetBuffer(arr.ptr(), &v, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) != 0) throw nb::python_error();
+    if (v.len) std::memcpy(v.buf, values, static_cast<std::size_t>(v.len));
+    PyBuffer_Release(&v);
+    return arr;
 }
 
 }  // namespace
 
 nb::object to_numpy(const std::vector<double>& values) {
-    return owned_array(std::vector<double>(values), {values.size()});
+    return new_array(values.data(), {static_cast<Py_ssize_t>(values.size())});
 }
 
 nb::object to_numpy(const std::vector<double>& values, std::int64_t rows, std::int64_t cols) {
-    return owned_array(std::vector<double>(values), {static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)});
+    return new_array(values.data(), {static_cast<Py_ssize_t>(rows), static_cast<Py_ssize_t>(cols)});
 }
 
 nb::object to_numpy_bool(const std::vector<bool>& values) {

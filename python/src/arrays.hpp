@@ -7,6 +7,7 @@
 #include <nanobind/ndarray.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,19 @@ struct HostMatrix {
     const double* ptr = nullptr;
     std::int64_t rows = 1, cols = 0;
     bool two_d = false;  // the input had two dimensions ([K, n]); one dimension means rows == 1
-    std::vector<double> owned;
     nb::object keep;     // the array `ptr` points into
+    // The buffer `ptr` points into when it was read through the buffer protocol (released with this object).
+    struct Buffer {
+        Py_buffer view{};
+        bool held = false;
+        Buffer() = default;
+        Buffer(const Buffer&) = delete;
+        Buffer& operator=(const Buffer&) = delete;
+        ~Buffer() {
+            if (held) PyBuffer_Release(&view);
+        }
+    };
+    std::shared_ptr<Buffer> buffer;
     std::vector<double> row_vector(std::int64_t r = 0) const { return {ptr + r * cols, ptr + (r + 1) * cols}; }
     std::vector<double> all() const { return {ptr, ptr + rows * cols}; }
 };
