@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The Python package: `pip install .` of this clone into a fresh venv (scikit-build-core builds the core, the cpu
-# and opencl plugins and the nanobind module from the same CMake; ccache reuses the release build's objects),
-# then the pytest suite against pyhf (a test-only dependency) from outside the source tree, so the installed
-# package is what is tested.
+# The Python package, tested as users get it: `pip install` of this clone into a fresh venv (scikit-build-core
+# builds the core, the cpu and opencl plugins and the nanobind module from the same CMake in build/pip-<tag>;
+# ccache reuses the release build's objects, so only the module and the loader compile), then the pytest suite
+# from outside the source tree against pyhf, a test-only dependency.
 set -euo pipefail
 root=$PWD
 venv=$root/build/python-venv
@@ -15,5 +15,8 @@ t0=$SECONDS
 "$venv/bin/pip" install --quiet "$root"
 echo "30-python: pip install of the clone took $((SECONDS - t0)) s"
 cd "$root/tests/python"
-# -p no:cacheprovider: the clone stays clean; HFCORE_SHARED_DIR is honoured by conftest.py
+# The installed package, not python/hfcore/ of the clone (which has no compiled part), is what gets imported.
+"$venv/bin/python" -c "import hfcore, sys; assert 'site-packages' in hfcore.__file__, hfcore.__file__"
+t0=$SECONDS
 "$venv/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning -rs .
+echo "30-python: pytest took $((SECONDS - t0)) s"
