@@ -9,7 +9,8 @@ Default seeds: 91-100 (the project's own range; seeds above 100 belong to the pe
 Compares: logpdf at the suggested init and 3 random points (1e-12 relative), the exception pyhf raises for a
 measurement that does not exist, CLs obs and expected at mu = 1 and the upper limits (1e-4 relative, or 1e-9
 absolute for tiny CLs). pyhf runs with its default optimizer, or with a tight SLSQP (--tight); where pyhf's fit
-stops above hfcore's minimum (twice_nll higher by > 1e-6) CLs may differ, and the line says so.
+stops above hfcore's minimum (twice_nll higher by > 1e-8: pyhf's default SLSQP stops up to
+~1e-7 above it, which moves CLs by up to ~1e-4) CLs may differ, and the line says so.
 Exit status 1 when a comparison fails that is not explained that way.
 """
 
@@ -94,7 +95,7 @@ def main():
         c = compare(ref, got)
         line = (f"{seed:5d} {c['logpdf']:9.1e} {c['CLs']:9.1e} {c.get('limits', float('nan')):9.1e} "
                 f"{'ok' if c['exception'] else 'NO':>4} {c['twice_nll_diff']:10.2e}")
-        explained = c["twice_nll_diff"] < -1e-6  # pyhf's fit stopped above hfcore's minimum
+        explained = c["twice_nll_diff"] < -1e-8  # pyhf's fit stopped above hfcore's minimum
         ok = c["logpdf"] <= 1e-12 and c["exception"] and (
             explained or (c["CLs"] <= 1e-4 and c.get("limits", 0) <= 1e-4))
         if opencl:
