@@ -260,14 +260,20 @@ void bind_model(nb::module_& m) {
             "spec"_a, "poi_name"_a.none(), "normsys"_a = "code4", "histosys"_a = "code4p", "backend"_a.none() = nb::none(),
             "source"_a = "<model spec>")
         .def("logpdf", &logpdf, "pars"_a, "data"_a,
+             nb::sig("def logpdf(self, pars: numpy.typing.ArrayLike, data: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]"),
              "log-likelihood at pars ([P] or [K, P]) for data ([N + A] or [K, N + A]): an array of shape (K,).")
         .def("logpdf_and_grad", &logpdf_and_grad, "pars"_a, "data"_a,
+             nb::sig("def logpdf_and_grad(self, pars: numpy.typing.ArrayLike, data: numpy.typing.ArrayLike) -> tuple[numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64]]"),
              "(logpdf, gradient of logpdf with respect to pars): shapes (K,) and (P,) or (K, P).")
         .def("expected_data", [](PyModel& s, nb::handle p, bool aux) { return expected(s, p, aux ? Part::all : Part::main); },
-             "pars"_a, "include_auxdata"_a = true, "Expected main data (+ auxdata) at pars ([P] or [K, P]).")
+             "pars"_a, "include_auxdata"_a = true,
+             nb::sig("def expected_data(self, pars: numpy.typing.ArrayLike, include_auxdata: bool = True) -> numpy.typing.NDArray[numpy.float64]"),
+             "Expected main data (+ auxdata) at pars ([P] or [K, P]).")
         .def("expected_actualdata", [](PyModel& s, nb::handle p) { return expected(s, p, Part::main); }, "pars"_a,
+             nb::sig("def expected_actualdata(self, pars: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]"),
              "Expected main data at pars.")
         .def("expected_auxdata", [](PyModel& s, nb::handle p) { return expected(s, p, Part::aux); }, "pars"_a,
+             nb::sig("def expected_auxdata(self, pars: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]"),
              "Expected auxiliary data at pars.")
         .def("_config_info", &config_info)
         .def("_set_poi", [](PyModel& s, std::optional<std::string> poi) {
