@@ -1,4 +1,8 @@
 #include "arrays.hpp"
+
+// numpy's C API, this translation unit only (init_numpy() imports it when the module loads).
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
 #include "json_convert.hpp"
 
 #include <cmath>
@@ -67,17 +71,34 @@ void check_finite(const HostMatrix& m, const ArraySpec& spec) {
 
 namespace {
 
-// The fast path: a C-contiguous float64 numpy array (or anything with that buffer), read in place through the
-// buffer protocol. Returns false for anything else, which read_matrix then examines in detail.
+// The fastest path: a C-contiguous, aligned, native-order float64 numpy array, read in place through numpy's
+// C API (tens of nanoseconds). Returns false for anything else.
+bool read_float64_ndarray(nb::handle obj, const ArraySpec& spec, HostMatrix& m) {
+    if (!PyArray_Check(obj.ptr())) return false;
+    auto* a = reinterpret_cast<PyArrayObject*>(obj.ptr());
+    const int nd = PyArray_NDIM(a);
+    if (PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_ISCARRAY_RO(a) || !PyArray_ISNOTSWAPPED(a) || nd < 1 || nd > 2 ||
+        (nd == 2 && !spec.allow_2d) || PyArray_SIZE(a) == 0)
+        return false;
+    m.two_d = nd == 2;
+    m.rows = m.two_d ? PyArray_DIM(a, 0) : 1;
+    m.cols = PyArray_DIM(a, nd - 1);
+    m.ptr = static_cast<const double*>(PyArray_DATA(a));
+    m.keep = nb::borrow(obj);
+    return true;
+}
+
+// The fast path for other objects with a C-contiguous float64 buffer, read in place through the buffer
+// protocol. Returns false for anything else, which read_matrix then examines in detail.
 bool read_float64_buffer(nb::handle obj, const ArraySpec& spec, HostMatrix& m) {
     if (!PyObject_CheckBuffer(obj.ptr()) || PyBytes_Check(obj.ptr()) || PyByteArray_Check(obj.ptr())) return false;
-    auto buf = std::make_shared<HostMatrix::Buffer>();
-    if (PyObject_GetBuffer(obj.ptr(), &buf->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+    HostMatrix::Buffer buf;
+    if (PyObject_GetBuffer(obj.ptr(), &buf.view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
         PyErr_Clear();
         return false;
     }
-    buf->held = true;
-    const Py_buffer& v = buf->view;
+    buf.held = true;
+    const Py_buffer& v = buf.view;
     const char* f = v.format ? v.format : "B";
     const bool f64 = v.itemsize == 8 && (std::string_view(f) == "d" || std::string_view(f) == "<d" || std::string_view(f) == "=d");
     if (!f64 || v.ndim < 1 || v.ndim > 2 || v.len == 0) return false;  // the general path explains
@@ -94,7 +115,7 @@ bool read_float64_buffer(nb::handle obj, const ArraySpec& spec, HostMatrix& m) {
 
 HostMatrix read_matrix(nb::handle obj, const ArraySpec& spec) {
     HostMatrix m;
-    if (read_float64_buffer(obj, spec, m)) {
+    if (read_float64_ndarray(obj, spec, m) || read_float64_buffer(obj, spec, m)) {
         if (spec.length >= 0 && m.cols != spec.length)
             bad(spec, "has length " + std::to_string(m.cols) + " but " + std::to_string(spec.length) + " was expected");
         check_finite(m, spec);
@@ -161,18 +182,15 @@ std::vector<double> read_vector(nb::handle obj, const ArraySpec& spec) {
 
 namespace {
 
-// A new float64 numpy array of `shape`, filled from `values`: numpy.empty, then a copy through the buffer
-// protocol (cheaper per call than exporting a foreign buffer to numpy).
+// A new float64 numpy array of `shape`, filled from `values`.
 nb::object new_array(const double* values, std::initializer_list<Py_ssize_t> shape) {
-    static PyObject* empty = nb::object(nb::module_::import_("numpy").attr("empty")).release().ptr();
-    nb::object dims = shape.size() == 1 ? nb::object(nb::int_(*shape.begin()))
-                                        : nb::object(nb::make_tuple(*shape.begin(), *(shape.begin() + 1)));
-    nb::object arr = nb::steal(PyObject_CallOneArg(empty, dims.ptr()));
+    npy_intp dims[2] = {0, 0};
+    int nd = 0;
+    for (Py_ssize_t d : shape) dims[nd++] = d;
+    nb::object arr = nb::steal(PyArray_SimpleNew(nd, dims, NPY_DOUBLE));
     if (!arr.is_valid()) throw nb::python_error();
-    Py_buffer v;
-    if (PyObject_GetBuffer(arr.ptr(), &v, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) != 0) throw nb::python_error();
-    if (v.len) std::memcpy(v.buf, values, static_cast<std::size_t>(v.len));
-    PyBuffer_Release(&v);
+    const std::size_t n = static_cast<std::size_t>(PyArray_SIZE(reinterpret_cast<PyArrayObject*>(arr.ptr())));
+    if (n) std::memcpy(PyArray_DATA(reinterpret_cast<PyArrayObject*>(arr.ptr())), values, n * sizeof(double));
     return arr;
 }
 
@@ -184,6 +202,10 @@ nb::object to_numpy(const std::vector<double>& values) {
 
 nb::object to_numpy(const std::vector<double>& values, std::int64_t rows, std::int64_t cols) {
     return new_array(values.data(), {static_cast<Py_ssize_t>(rows), static_cast<Py_ssize_t>(cols)});
+}
+
+void init_numpy() {
+    if (PyArray_ImportNumPyAPI() < 0) throw nb::python_error();
 }
 
 nb::object to_numpy_bool(const std::vector<bool>& values) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -24,19 +25,28 @@ struct HostMatrix {
     std::int64_t rows = 1, cols = 0;
     bool two_d = false;  // the input had two dimensions ([K, n]); one dimension means rows == 1
     nb::object keep;     // the array `ptr` points into
-    // The buffer `ptr` points into when it was read through the buffer protocol (released with this object).
+    // The buffer `ptr` points into when it was read through the buffer protocol, released with this object.
     struct Buffer {
         Py_buffer view{};
         bool held = false;
         Buffer() = default;
-        Buffer(const Buffer&) = delete;
-        Buffer& operator=(const Buffer&) = delete;
+        Buffer(Buffer&& o) noexcept : view(o.view), held(o.held) { o.held = false; }
+        Buffer& operator=(Buffer&& o) noexcept {
+            std::swap(view, o.view);
+            std::swap(held, o.held);
+            return *this;
+        }
         ~Buffer() {
             if (held) PyBuffer_Release(&view);
         }
     };
-    std::shared_ptr<Buffer> buffer;
+    Buffer buffer;
     std::vector<double> row_vector(std::int64_t r = 0) const { return {ptr + r * cols, ptr + (r + 1) * cols}; }
+    // Row r copied into `out` (a vector reused between calls, so no allocation once it is large enough).
+    const std::vector<double>& row_into(std::vector<double>& out, std::int64_t r = 0) const {
+        out.assign(ptr + r * cols, ptr + (r + 1) * cols);
+        return out;
+    }
     std::vector<double> all() const { return {ptr, ptr + rows * cols}; }
 };
 
@@ -51,6 +61,9 @@ struct ArraySpec {
 // Accepts numpy arrays (float64, or integer / float16 / float32, converted), lists and tuples of numbers.
 HostMatrix read_matrix(nb::handle obj, const ArraySpec& spec);
 std::vector<double> read_vector(nb::handle obj, const ArraySpec& spec);
+
+// Imports numpy's C API; called once when the module loads.
+void init_numpy();
 
 // New numpy arrays owning a copy of the values.
 nb::object to_numpy(const std::vector<double>& values);

@@ -170,7 +170,11 @@ nb::object logpdf(PyModel& self, nb::handle pars, nb::handle data) {
     Inputs in = read_inputs(*model, pars, data);
     std::vector<double> out = self.run(Kind::InvalidPdfData, [&](const hf::Model& m) {
         const bool data_per_point = in.data.two_d && in.data.rows > 1;
-        if (in.k == 1 && !data_per_point) return std::vector<double>{m.logpdf(in.pars.row_vector(), in.data.row_vector())};
+        if (in.k == 1 && !data_per_point) {
+            // The per-call path: host vectors reused by this thread, as a C++ caller would keep its own.
+            thread_local std::vector<double> p, d;
+            return std::vector<double>{m.logpdf(in.pars.row_into(p), in.data.row_into(d))};
+        }
         if (!data_per_point) return m.logpdf_batch(pars_rows(in), in.k, in.data.row_vector());
         hf::Backend& b = *m.backend();
         hf::Tensor p = b.from_host(pars_rows(in), {in.k, in.pars.cols});

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "arrays.hpp"
 #include "errors.hpp"
 #include "py_model.hpp"
 
@@ -19,6 +20,7 @@ NB_MODULE(_core, m) {
     const char* leaks = std::getenv("HFCORE_NB_LEAK_WARNINGS");
     nanobind::set_leak_warnings(leaks && *leaks == '1');
     m.doc() = "hfcore's C++ engine (workspaces, models, fits, hypotests, limits) for the hfcore package";
+    hfpy::init_numpy();
     m.def("_set_exceptions", &hfpy::set_exception_classes);
     hfpy::bind_backend(m);
     hfpy::bind_workspace(m);
