@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "fallback_likelihood.hpp"
+#include "hfcore/backend.hpp"
 #include "packer.hpp"
 #include "param_sets.hpp"
 
@@ -24,6 +25,13 @@ struct Model::Impl {
     std::int64_t poi_index = -1;
     std::int64_t n_pars = 0;
     std::string source;
+    ModelSpec spec;          // what the model was compiled from (clone())
+    ModelOptions options;
+    std::vector<std::int32_t> elem_sample;  // sample index of every packed element
+
+    // expected_main_by_sample: the packed likelihood with every (sample, bin) its own bin, compiled on first use.
+    std::once_flag by_sample_once;
+    std::unique_ptr<FusedLikelihood> by_sample;
 
     // The last data uploaded by the host-vector APIs: a fit or a scan passes the same data again and again,
     // and a device keeps it (and the plugin its data-only constants) only while it is the same tensor.
@@ -62,6 +70,8 @@ Model::Model(const ModelSpec& spec, BackendPtr backend, ModelOptions options) : 
     m.backend = std::move(backend);
     m.settings = spec.settings;
     m.source = spec.source;
+    m.spec = spec;
+    m.options = options;
     m.layout = detail::make_layout(spec);
     if (m.layout.channels.empty()) throw InputError(spec.source, "channels", "the model has no channels");
     detail::ParamSetsResult ps = detail::build_parameter_sets(spec, m.layout);
@@ -86,7 +96,7 @@ Model::Model(const ModelSpec& spec, BackendPtr backend, ModelOptions options) : 
     for_pack.sets = m.sets;
     for_pack.index = m.index;
     for_pack.staterror = std::move(ps.staterror);
-    m.packed = detail::pack_likelihood(spec, m.layout, for_pack);
+    m.packed = detail::pack_likelihood(spec, m.layout, for_pack, &m.elem_sample);
     if (options.prefer_fused) m.likelihood = m.backend->compile_likelihood(m.packed);
     if (!m.likelihood) m.likelihood = detail::make_fallback_likelihood(*m.backend, m.packed);
 }
@@ -217,6 +227,32 @@ std::vector<double> Model::expected_auxdata(const std::vector<double>& pars) con
     Backend& b = *impl_->backend;
     if (n_aux() == 0) return {};
     return b.to_host_double(impl_->likelihood->expected_aux(b.from_host(pars, {1, n_pars()})));
+}
+
+std::vector<double> Model::expected_main_by_sample(const std::vector<double>& pars_kp, std::int64_t k) const {
+    Impl& m = *impl_;
+    if (k < 1 || static_cast<std::int64_t>(pars_kp.size()) != k * n_pars())
+        throw InputError(m.source, "pars", std::to_string(pars_kp.size()) + " values for " + std::to_string(k) +
+                                               " points of " + std::to_string(n_pars()));
+    std::call_once(m.by_sample_once, [&m] {
+        PackedLikelihood pk = m.packed;
+        for (std::size_t e = 0; e < pk.elem_bin.size(); ++e)
+            pk.elem_bin[e] = static_cast<std::int32_t>(m.elem_sample[e] * pk.n_main + pk.elem_bin[e]);
+        pk.n_main *= static_cast<std::int64_t>(m.layout.samples.size());
+        if (m.options.prefer_fused) m.by_sample = m.backend->compile_likelihood(pk);
+        if (!m.by_sample) m.by_sample = detail::make_fallback_likelihood(*m.backend, pk);
+    });
+    Backend& b = *m.backend;
+    return b.to_host_double(m.by_sample->expected_main(b.from_host(pars_kp, {k, n_pars()})));
+}
+
+std::unique_ptr<Model> Model::clone(BackendPtr backend) const {
+    if (!backend) {
+        LoadOptions o;
+        o.precision = impl_->backend->precision() == Precision::f32 ? "32b" : "64b";
+        backend = load_backend(impl_->backend->name(), o);
+    }
+    return std::make_unique<Model>(impl_->spec, std::move(backend), impl_->options);
 }
 
 std::vector<double> Model::data_from_observations(const std::vector<ObservationSpec>& observations,

@@ -25,7 +25,8 @@ void code4_coefficients(double lo, double hi, double coef[6]) {
     }
 }
 
-PackedLikelihood pack_likelihood(const ModelSpec& spec, const Layout& L, const ParamSetsResult& P) {
+PackedLikelihood pack_likelihood(const ModelSpec& spec, const Layout& L, const ParamSetsResult& P,
+                                 std::vector<std::int32_t>* elem_sample) {
     PackedLikelihood pk;
     pk.n_main = L.n_main;
     pk.n_pars = P.sets.empty() ? 0 : P.sets.back().offset + P.sets.back().n;
@@ -44,6 +45,7 @@ PackedLikelihood pack_likelihood(const ModelSpec& spec, const Layout& L, const P
             for (std::size_t b = 0; b < s->data.size(); ++b) {
                 const std::int64_t gbin = L.channel_offset[ci] + static_cast<std::int64_t>(b);
                 pk.elem_bin.push_back(static_cast<std::int32_t>(gbin));
+                if (elem_sample) elem_sample->push_back(static_cast<std::int32_t>(si));
                 pk.elem_nominal.push_back(s->data[b]);
                 for (const auto& m : s->modifiers) {
                     const ParameterSet& ps = par_of(m.name);

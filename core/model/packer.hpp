@@ -6,7 +6,9 @@
 
 namespace hf::detail {
 
-PackedLikelihood pack_likelihood(const ModelSpec& spec, const Layout& layout, const ParamSetsResult& params);
+// `elem_sample` (optional) receives the sample index (in layout.samples) of every element.
+PackedLikelihood pack_likelihood(const ModelSpec& spec, const Layout& layout, const ParamSetsResult& params,
+                                 std::vector<std::int32_t>* elem_sample = nullptr);
 
 // pyhf's code4 polynomial coefficients (alpha0 = 1) for a normsys with factors lo and hi.
 void code4_coefficients(double lo, double hi, double coef[6]);

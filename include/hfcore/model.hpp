@@ -81,6 +81,14 @@ public:
     std::vector<double> expected_data(const std::vector<double>& pars, bool include_auxdata = true) const;
     std::vector<double> expected_actualdata(const std::vector<double>& pars) const;
     std::vector<double> expected_auxdata(const std::vector<double>& pars) const;
+    // Expected main rates of every sample separately (pyhf: main_model.expected_data(return_by_sample=True)) for
+    // K points pars_kp [K, P]: [K, samples().size(), n_main()], 0 where a channel lacks the sample. Summed over
+    // samples it is expected_actualdata. The per-sample likelihood is compiled on first use.
+    std::vector<double> expected_main_by_sample(const std::vector<double>& pars_kp, std::int64_t k = 1) const;
+
+    // The same model compiled again on `backend` (null: a new instance of this model's backend plugin at the
+    // same precision), e.g. for fits in parallel threads, which must not share a backend.
+    std::unique_ptr<Model> clone(BackendPtr backend = nullptr) const;
 
     // Main data of the workspace's observations in this model's channel order (+ auxdata if asked).
     std::vector<double> data_from_observations(const std::vector<ObservationSpec>& observations,

@@ -1,0 +1,86 @@
+// `hfcore profile`: 1-D and 2-D profile-likelihood scans, with the 68% / 95% crossings of a 1-D scan.
+#include <algorithm>
+#include <memory>
+#include <sstream>
+
+#include "command.hpp"
+#include "common_options.hpp"
+#include "diagnostic_options.hpp"
+
+namespace {
+
+struct Options {
+    hf::cli::ModelOptions model;
+    hf::cli::FixedFitOptions fits;
+    std::vector<std::string> pars, ranges;
+};
+
+// "LO,HI,N" -> the axis; InputError naming the option otherwise.
+hf::infer::ScanAxis parse_range(const std::string& par, const std::string& text) {
+    std::istringstream is(text);
+    double lo = 0, hi = 0;
+    long n = 0;
+    char c1 = 0, c2 = 0;
+    if (!(is >> lo >> c1 >> hi >> c2 >> n) || c1 != ',' || c2 != ',' || !is.eof())
+        throw hf::InputError("profile", "--range " + text, "expected LO,HI,N (e.g. 0,2,31)");
+    if (n < 2 || n > 100000) throw hf::InputError("profile", "--range " + text, "N must be between 2 and 100000");
+    if (!(hi > lo)) throw hf::InputError("profile", "--range " + text, "HI must be above LO");
+    return hf::infer::ScanAxis::linear(par, lo, hi, static_cast<int>(n));
+}
+
+hf::json::Value interval_json(const std::pair<std::optional<double>, std::optional<double>>& iv) {
+    hf::json::Array a;
+    a.push_back(hf::cli::number_or_null(iv.first));
+    a.push_back(hf::cli::number_or_null(iv.second));
+    return a;
+}
+
+const hf::cli::Register reg(
+    "profile", "Profile-likelihood scan of one or two parameters (2 Delta NLL on a grid).", [](CLI::App& sub) {
+        auto o = std::make_shared<Options>();
+        o->model.add_to(sub);
+        o->fits.add_to(sub);
+        sub.add_option("--par", o->pars, "Parameter to scan (par_names entry, e.g. mu or gamma[2]); once or twice")
+            ->required();
+        sub.add_option("--range", o->ranges, "LO,HI,N for the --par of the same position")->required();
+        return [o]() {
+            if (o->pars.size() != o->ranges.size())
+                throw hf::InputError("profile", "--range", "give one --range per --par (" + std::to_string(o->pars.size()) +
+                                                                " --par, " + std::to_string(o->ranges.size()) + " --range)");
+            std::vector<hf::infer::ScanAxis> axes;
+            for (std::size_t i = 0; i < o->pars.size(); ++i) axes.push_back(parse_range(o->pars[i], o->ranges[i]));
+            auto backend = o->model.make_backend();
+            auto lm = hf::cli::load_model(o->model, backend);
+            const auto r = hf::infer::profile_scan(*lm.model, lm.data, axes, o->fits.diagnostic_options());
+            hf::json::Array points;
+            for (const auto& p : r.points) {
+                hf::json::Object j;
+                j.set("values", hf::cli::to_json(p.values));
+                j.set("delta_twice_nll", p.delta_twice_nll);
+                j.set("twice_nll", p.twice_nll);
+                j.set("converged", p.converged);
+                points.emplace_back(std::move(j));
+            }
+            hf::json::Object out;
+            out.set("pars", hf::cli::to_json(r.pars));
+            out.set("points", hf::json::Value(std::move(points)));
+            if (!r.intervals.empty()) {
+                hf::json::Object iv;
+                for (const auto& [level, ends] : r.intervals) iv.set(level, interval_json(ends));
+                out.set("intervals", hf::json::Value(std::move(iv)));
+            }
+            const auto names = lm.model->par_names();
+            std::vector<double> best;
+            for (const auto& p : r.pars)
+                best.push_back(r.free_fit.bestfit[static_cast<std::size_t>(std::find(names.begin(), names.end(), p) - names.begin())]);
+            out.set("bestfit", hf::cli::to_json(best));
+            out.set("twice_nll_min", r.twice_nll_min);
+            out.set("converged", r.converged);
+            hf::cli::add_fit_summary(out, r.free_fit);
+            if (!r.converged) hf::cli::warn("some fits of the scan did not converge");
+            hf::cli::emit(out, o->model);
+            return r.converged ? 0 : 1;
+        };
+    });
+
+}  // namespace

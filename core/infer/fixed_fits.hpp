@@ -1,0 +1,98 @@
+// Fits with some parameters held at given values, around a free fit: what ranking, profile scans and intervals
+// are made of. Each starts at the linear prediction of the free fit's covariance (the other parameters move by
+// C[:, fixed] C[fixed, fixed]^-1 times the fixed parameters' shift), which is within rounding of the answer for
+// small shifts. They run as one batched fit (see pinned_batch_fit.cpp), then alone with fit() where the batch
+// did not converge (or all alone when batching is off), on worker threads with their own model copies.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hfcore/diagnostics.hpp"
+#include "infer/diagnostics_internal.hpp"
+#include "infer/problem.hpp"
+
+namespace hf::infer::detail {
+
+using FixedValues = std::vector<std::pair<std::int64_t, double>>;  // parameter index, value
+
+struct FixedFitProblem {
+    FixedValues fixed;
+    std::vector<double> start;  // all parameters; empty = the linear prediction from the free fit
+};
+
+struct FixedFitOutcome {
+    std::vector<double> bestfit;
+    double twice_nll = 0.0;
+    bool converged = false;
+    bool batched = false;  // finished in the batched fit
+    std::string reason;
+};
+
+// One batched solve of K fixed fits in the scaled variables of `p` (which frees every parameter the
+// configuration does not fix), preconditioned by cov_y, the free fit's inverse Hessian in those variables [F, F].
+struct PinnedStart {
+    std::vector<std::pair<std::size_t, double>> pinned;  // (index among p.free, value in x)
+    std::vector<double> y;                               // start, [F]
+};
+struct PinnedSolution {
+    std::vector<double> x;  // all parameters
+    double f = 0.0;         // NLL
+    double edm = 0.0;
+    bool converged = false;
+    int iterations = 0;
+};
+std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const Tensor& data, Problem& p,
+                                               const std::vector<double>& cov_y,
+                                               const std::vector<PinnedStart>& problems, double tol);
+
+class FixedFits {
+public:
+    // Runs the free fit (with uncertainties) unless `free_fit` is given with them.
+    FixedFits(const Model& model, const std::vector<double>& data, const DiagnosticOptions& options,
+              const FitResult* free_fit = nullptr);
+    ~FixedFits();
+
+    const FitConfig& config() const { return config_; }  // resolved
+    const FitResult& free_fit() const { return free_; }
+    const std::vector<std::string>& names() const { return names_; }
+
+    // The start of a fit with `fixed` held: `base` (default: the free fit's minimum) moved along the free fit's
+    // covariance by the fixed parameters' shift from their values in `base`, within bounds.
+    std::vector<double> predicted_start(const FixedValues& fixed, const std::vector<double>* base = nullptr) const;
+
+    std::vector<FixedFitOutcome> run(const std::vector<FixedFitProblem>& problems);
+
+    // The largest difference between two parameter points in units of the parameters' widths (the free
+    // fit's uncertainties).
+    double scaled_distance(const std::vector<double>& a, const std::vector<double>& b) const;
+
+    // The global-minimum rule: a fixed fit is never below the free fit. When one is (by more than rounding),
+    // the free fit is redone from the lowest such point and true is returned: the caller starts again.
+    bool free_fit_improved(const std::vector<FixedFitOutcome>& outcomes);
+
+    std::int64_t n_batched = 0, n_single = 0;
+    int restarts = 0;
+
+private:
+    void set_free_fit(FitResult r);
+    // Fits problems[which[i]] alone with fit(), on the worker threads, into out[which[i]].
+    void run_single(const std::vector<FixedFitProblem>& problems, const std::vector<std::size_t>& which,
+                    std::vector<FixedFitOutcome>& out);
+
+    const Model& model_;
+    std::vector<double> data_;
+    Tensor data_t_;
+    DiagnosticOptions options_;
+    FitConfig config_;
+    FitResult free_;
+    std::vector<std::string> names_;
+    Problem problem_;             // every parameter free that the configuration leaves free
+    std::vector<double> cov_y_;   // the free fit's covariance in the problem's scaled variables
+    std::vector<std::unique_ptr<Model>> workers_;  // model copies for threads, made on first use
+};
+
+}  // namespace hf::infer::detail

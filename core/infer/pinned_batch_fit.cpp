@@ -1,0 +1,322 @@
+// K fits of one likelihood, each with its own parameters held fixed ("pinned"), in lockstep: one
+// Model::logpdf evaluation of every running problem per step. Projected L-BFGS whose initial inverse Hessian
+// is the free fit's covariance restricted to the problem's free parameters,
+//     M = C_FF - C_FA C_AA^-1 C_AF      (A = pinned and bound-active parameters, F = the rest),
+// the exact inverse of the Hessian block H_FF at the free minimum (Schur complement), so that a fit displaced
+// by a fraction of a standard deviation converges in a few steps, and far ones still take Newton-sized steps.
+// Convergence: the quasi-Newton estimate of the remaining NLL decrease, 0.5 g^T B g with B the inverse-Hessian
+// estimate (M updated by the last steps), below the tolerance.
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+
+#include "hfcore/backend.hpp"
+#include "infer/dense.hpp"
+#include "infer/fixed_fits.hpp"
+
+namespace hf::infer::detail {
+
+namespace {
+
+constexpr int kMemory = 8;
+constexpr int kMaxIterations = 300;
+
+struct PinnedState {
+    std::vector<double> y, g, d;
+    double f = 0.0;
+    std::vector<char> pinned;  // [F]
+    std::vector<char> active;  // pinned or at a bound with the gradient pushing outward
+    std::vector<std::size_t> active_list;
+    std::vector<double> caa_factor;  // Cholesky factor of C_AA
+    std::deque<std::vector<double>> s_mem, y_mem;
+    std::deque<double> rho;
+    double edm = std::numeric_limits<double>::infinity();
+    double t = 1.0, gd = 0.0;
+    int iterations = 0;
+    int status = 0;  // 0 running, 1 converged, 2 failed
+};
+
+class PinnedSolver {
+public:
+    PinnedSolver(const Model& model, const Tensor& data, Problem& p, const std::vector<double>& cov)
+        : model_(model), data_(data), p_(p), cov_(cov), f_(p.nfree()) {}
+
+    // The parameters of state k: the scaled point, with the pinned ones at their exact values.
+    std::vector<double> to_x(const std::vector<double>& y, const PinnedStart& start) const {
+        std::vector<double> x = p_.to_x(y);
+        for (const auto& [a, v] : start.pinned) x[static_cast<std::size_t>(p_.free[a])] = v;
+        return x;
+    }
+
+    // NLL and scaled gradients of the points ys (one per listed problem).
+    void evaluate(const std::vector<std::size_t>& idx, const std::vector<const std::vector<double>*>& ys,
+                  const std::vector<PinnedStart>& starts, std::vector<double>& f, std::vector<double>& g) {
+        auto& be = *model_.backend();
+        const auto n = static_cast<std::int64_t>(idx.size());
+        const std::int64_t np = model_.n_pars();
+        std::vector<double> pars(static_cast<std::size_t>(n * np));
+        for (std::int64_t j = 0; j < n; ++j) {
+            auto x = to_x(*ys[j], starts[idx[j]]);
+            std::copy(x.begin(), x.end(), pars.begin() + j * np);
+        }
+        Tensor grad;
+        Tensor lp = model_.logpdf(be.from_host(pars, {n, np}), data_, &grad);
+        const auto lph = be.to_host_double(lp);
+        const auto gh = be.to_host_double(grad);
+        f.resize(static_cast<std::size_t>(n));
+        g.assign(static_cast<std::size_t>(n) * f_, 0.0);
+        for (std::int64_t j = 0; j < n; ++j) {
+            f[j] = -lph[j];
+            for (std::size_t a = 0; a < f_; ++a) g[j * f_ + a] = -gh[j * np + p_.free[a]] * p_.scale[a];
+        }
+    }
+
+    // Active set and the Cholesky factor of C_AA for state s at its current point.
+    void update_active(PinnedState& s) const {
+        s.active = s.pinned;
+        for (std::size_t a = 0; a < f_; ++a) {
+            if (s.pinned[a]) continue;
+            const bool at_lo = s.y[a] <= p_.lo[a] && s.g[a] > 0.0;
+            const bool at_hi = s.y[a] >= p_.hi[a] && s.g[a] < 0.0;
+            s.active[a] = at_lo || at_hi;
+        }
+        s.active_list.clear();
+        for (std::size_t a = 0; a < f_; ++a)
+            if (s.active[a]) s.active_list.push_back(a);
+        const std::size_t m = s.active_list.size();
+        std::vector<double> caa(m * m);
+        for (std::size_t r = 0; r < m; ++r)
+            for (std::size_t c = 0; c < m; ++c) caa[r * m + c] = cov_[s.active_list[r] * f_ + s.active_list[c]];
+        shifted_cholesky(caa, m, s.caa_factor);
+    }
+
+    // M q for q zero on the active set (the result is too).
+    std::vector<double> apply_m(const PinnedState& s, const std::vector<double>& q) const {
+        std::vector<double> r(f_, 0.0);
+        for (std::size_t a = 0; a < f_; ++a) {
+            if (q[a] == 0.0) continue;
+            const double qa = q[a];
+            const double* row = cov_.data() + a * f_;  // C is symmetric: row a is column a
+            for (std::size_t b = 0; b < f_; ++b) r[b] += row[b] * qa;
+        }
+        const std::size_t m = s.active_list.size();
+        if (m > 0) {
+            std::vector<double> ra(m);
+            for (std::size_t j = 0; j < m; ++j) ra[j] = r[s.active_list[j]];
+            const auto w = cholesky_solve(s.caa_factor, m, ra);
+            for (std::size_t b = 0; b < f_; ++b) {
+                double c = 0.0;
+                for (std::size_t j = 0; j < m; ++j) c += cov_[b * f_ + s.active_list[j]] * w[j];
+                r[b] -= c;
+            }
+        }
+        for (std::size_t a = 0; a < f_; ++a)
+            if (s.active[a]) r[a] = 0.0;
+        return r;
+    }
+
+    // L-BFGS two-loop recursion on the free components with M as the initial inverse Hessian.
+    std::vector<double> direction(const PinnedState& s, const std::vector<double>& pg) const {
+        std::vector<double> q = pg;
+        auto masked_dot = [&](const std::vector<double>& u, const std::vector<double>& v) {
+            double r = 0.0;
+            for (std::size_t a = 0; a < f_; ++a)
+                if (!s.active[a]) r += u[a] * v[a];
+            return r;
+        };
+        const int m = static_cast<int>(s.s_mem.size());
+        std::vector<double> alpha(static_cast<std::size_t>(m));
+        for (int k = m - 1; k >= 0; --k) {
+            alpha[k] = s.rho[k] * masked_dot(s.s_mem[k], q);
+            for (std::size_t a = 0; a < f_; ++a)
+                if (!s.active[a]) q[a] -= alpha[k] * s.y_mem[k][a];
+        }
+        std::vector<double> r = apply_m(s, q);
+        for (int k = 0; k < m; ++k) {
+            const double beta = s.rho[k] * masked_dot(s.y_mem[k], r);
+            for (std::size_t a = 0; a < f_; ++a)
+                if (!s.active[a]) r[a] += s.s_mem[k][a] * (alpha[k] - beta);
+        }
+        for (auto& v : r) v = -v;
+        return r;
+    }
+
+private:
+    const Model& model_;
+    Tensor data_;
+    Problem& p_;
+    const std::vector<double>& cov_;
+    std::size_t f_;
+};
+
+void forget(PinnedState& s) {
+    s.s_mem.clear();
+    s.y_mem.clear();
+    s.rho.clear();
+}
+
+}  // namespace
+
+std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const Tensor& data, Problem& p,
+                                               const std::vector<double>& cov_y,
+                                               const std::vector<PinnedStart>& problems, double tol) {
+    const std::size_t K = problems.size(), nf = p.nfree();
+    PinnedSolver solver(model, data, p, cov_y);
+    std::vector<PinnedState> st(K);
+    std::vector<PinnedSolution> out(K);
+    if (K == 0) return out;
+    {
+        std::vector<std::size_t> idx(K);
+        std::vector<const std::vector<double>*> ys(K);
+        for (std::size_t k = 0; k < K; ++k) {
+            PinnedState& s = st[k];
+            s.y = problems[k].y;
+            s.pinned.assign(nf, 0);
+            for (const auto& [a, v] : problems[k].pinned) {
+                s.pinned[a] = 1;
+                s.y[a] = (v - p.x0[p.free[a]]) / p.scale[a];  // only for the bookkeeping of steps
+            }
+            idx[k] = k;
+            ys[k] = &s.y;
+        }
+        std::vector<double> f, g;
+        solver.evaluate(idx, ys, problems, f, g);
+        for (std::size_t k = 0; k < K; ++k) {
+            st[k].f = f[k];
+            st[k].g.assign(g.begin() + static_cast<std::ptrdiff_t>(k * nf), g.begin() + static_cast<std::ptrdiff_t>((k + 1) * nf));
+            if (!std::isfinite(f[k])) st[k].status = 2;
+        }
+    }
+
+    std::vector<double> pg(nf);
+    for (int it = 0; it < kMaxIterations; ++it) {
+        std::vector<std::size_t> running;
+        for (std::size_t k = 0; k < K; ++k) {
+            PinnedState& s = st[k];
+            if (s.status != 0) continue;
+            solver.update_active(s);
+            for (std::size_t a = 0; a < nf; ++a) pg[a] = s.active[a] ? 0.0 : s.g[a];
+            // The quasi-Newton step d = -B g (B: M updated with the last steps) predicts the remaining decrease
+            // 0.5 g.B g = -0.5 g.d; without a usable memory B is M itself.
+            s.d = solver.direction(s, pg);
+            s.gd = dot(s.d.data(), s.g.data(), nf);
+            if (!(s.gd < 0.0) && !s.s_mem.empty()) {
+                forget(s);
+                s.d = solver.direction(s, pg);
+                s.gd = dot(s.d.data(), s.g.data(), nf);
+            }
+            s.edm = -0.5 * s.gd;
+            if (!(s.edm >= 0.0) || !std::isfinite(s.edm)) {
+                s.status = 2;
+                continue;
+            }
+            if (s.edm < tol) {
+                // Confirmed with M alone: the updates must not talk the estimate down.
+                const auto mg = solver.apply_m(s, pg);
+                s.edm = std::max(s.edm, 0.5 * dot(pg.data(), mg.data(), nf));
+                if (s.edm < tol) {
+                    s.status = 1;
+                    continue;
+                }
+            }
+            s.t = 1.0;
+            ++s.iterations;
+            running.push_back(k);
+        }
+        if (running.empty()) break;
+
+        // Backtracking line search of every running problem, evaluated together.
+        std::vector<std::size_t> pending = running;
+        std::vector<std::vector<double>> trial(K);
+        for (int ls = 0; ls < 40 && !pending.empty(); ++ls) {
+            std::vector<const std::vector<double>*> ys;
+            for (std::size_t k : pending) {
+                const PinnedState& s = st[k];
+                trial[k] = s.y;
+                for (std::size_t a = 0; a < nf; ++a)
+                    if (!s.active[a]) trial[k][a] = std::clamp(s.y[a] + s.t * s.d[a], p.lo[a], p.hi[a]);
+                ys.push_back(&trial[k]);
+            }
+            std::vector<double> f, g;
+            solver.evaluate(pending, ys, problems, f, g);
+            std::vector<std::size_t> again;
+            for (std::size_t j = 0; j < pending.size(); ++j) {
+                const std::size_t k = pending[j];
+                PinnedState& s = st[k];
+                const double* gn = g.data() + j * nf;
+                double decrease = 0.0, slope_new = 0.0;  // g.s and g_new.s along the projected step s
+                for (std::size_t a = 0; a < nf; ++a) {
+                    const double step = trial[k][a] - s.y[a];
+                    decrease += s.g[a] * step;
+                    slope_new += gn[a] * step;
+                }
+                const double fn = f[j];
+                // Near the minimum the decrease can be below the rounding noise of the NLL (Poisson constraints
+                // with tau ~ 1e11): there a step that brings the directional derivative down is accepted too.
+                const double noise = 1e-6 * std::max(1.0, std::fabs(s.f));
+                const bool armijo = std::isfinite(fn) && fn <= s.f + 1e-4 * std::min(decrease, 0.0);
+                const bool by_gradient = s.edm < 1e-4 && std::isfinite(fn) &&
+                                         std::fabs(slope_new) <= 0.5 * std::fabs(decrease) && fn <= s.f + noise;
+                if (!(decrease < 0.0)) {
+                    // The projected step vanished: nothing more to gain along it.
+                    s.status = s.edm < 1e3 * tol ? 1 : 2;
+                    continue;
+                }
+                if (armijo || by_gradient) {
+                    std::vector<double> sv(nf), yv(nf);
+                    for (std::size_t a = 0; a < nf; ++a) {
+                        sv[a] = trial[k][a] - s.y[a];
+                        yv[a] = gn[a] - s.g[a];
+                    }
+                    const double sy = dot(sv.data(), yv.data(), nf);
+                    if (sy > 1e-10 * std::sqrt(dot(sv.data(), sv.data(), nf) * dot(yv.data(), yv.data(), nf))) {
+                        s.s_mem.push_back(std::move(sv));
+                        s.y_mem.push_back(std::move(yv));
+                        s.rho.push_back(1.0 / sy);
+                        if (static_cast<int>(s.s_mem.size()) > kMemory) {
+                            s.s_mem.pop_front();
+                            s.y_mem.pop_front();
+                            s.rho.pop_front();
+                        }
+                    }
+                    const double df = s.f - fn;
+                    s.y = trial[k];
+                    s.f = fn;
+                    s.g.assign(gn, gn + nf);
+                    // No measurable change in the objective any more: as good as rounding allows.
+                    if (armijo && df <= 4 * std::numeric_limits<double>::epsilon() * std::fabs(fn) && s.edm < 1e3 * tol)
+                        s.status = 1;
+                } else {
+                    // Quadratic interpolation of the step, kept within [0.1, 0.5] of the last one.
+                    double tn = 0.5 * s.t;
+                    if (std::isfinite(fn)) {
+                        const double denom = 2.0 * (fn - s.f - s.t * s.gd);
+                        if (denom > 0) tn = std::clamp(-s.gd * s.t * s.t / denom, 0.1 * s.t, 0.5 * s.t);
+                    }
+                    s.t = tn;
+                    again.push_back(k);
+                }
+            }
+            pending.swap(again);
+        }
+        for (std::size_t k : pending) {
+            // The line search failed: once more from the preconditioned gradient, then give up.
+            PinnedState& s = st[k];
+            if (!s.s_mem.empty())
+                forget(s);
+            else
+                s.status = 2;
+        }
+    }
+    for (std::size_t k = 0; k < K; ++k) {
+        out[k].x = solver.to_x(st[k].y, problems[k]);
+        out[k].f = st[k].f;
+        out[k].edm = st[k].edm;
+        out[k].converged = st[k].status == 1;
+        out[k].iterations = st[k].iterations;
+    }
+    return out;
+}
+
+}  // namespace hf::infer::detail
