@@ -41,16 +41,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import make_synthetic  # noqa: E402
+from compare_pyhf import ERJR_PATCH, SBOTTOM  # noqa: E402  (the same workloads as the pyhf comparison)
 
 SHARED = os.environ.get("HFCORE_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
-SBOTTOM = [
-    "sbottom_regionA_1300_205_60",
-    "sbottom_regionA_1400_950_60",
-    "sbottom_regionA_1500_850_60",
-    "sbottom_regionB_1400_550_60",
-    "sbottom_regionC_1600_850_60",
-]
-ERJR_PATCH = "patch.ERJR_100p0_20p0.json"
 SCAN_POINTS = 31
 
 

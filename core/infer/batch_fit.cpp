@@ -213,18 +213,7 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
                         sv[i] = trial[k][i] - s.y[i];
                         yv[i] = g[j * nf + i] - s.g[i];
                     }
-                    const double sy = detail::dot(sv.data(), yv.data(), nf);
-                    if (sy > 1e-10 * std::sqrt(detail::dot(sv.data(), sv.data(), nf) *
-                                               detail::dot(yv.data(), yv.data(), nf))) {
-                        s.s_mem.push_back(std::move(sv));
-                        s.y_mem.push_back(std::move(yv));
-                        s.rho.push_back(1.0 / sy);
-                        if (static_cast<int>(s.s_mem.size()) > kMemory) {
-                            s.s_mem.pop_front();
-                            s.y_mem.pop_front();
-                            s.rho.pop_front();
-                        }
-                    }
+                    detail::lbfgs_push(s.s_mem, s.y_mem, s.rho, std::move(sv), std::move(yv), kMemory);
                     const double df = s.f - fn;
                     s.y = trial[k];
                     s.f = fn;
@@ -236,13 +225,7 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
                         s.status = max_abs(pg) < 100 * gtol ? 1 : 2;
                     }
                 } else {
-                    // Quadratic interpolation of the step, kept within [0.1, 0.5] of the last.
-                    double tn = 0.5 * s.t;
-                    if (std::isfinite(fn)) {
-                        const double denom = 2.0 * (fn - s.f - s.t * s.gd);
-                        if (denom > 0) tn = std::clamp(-s.gd * s.t * s.t / denom, 0.1 * s.t, 0.5 * s.t);
-                    }
-                    s.t = tn;
+                    s.t = detail::backtrack_step(s.t, s.f, fn, s.gd);
                     again.push_back(k);
                 }
             }

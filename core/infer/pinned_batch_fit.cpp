@@ -19,7 +19,7 @@ namespace hf::infer::detail {
 
 namespace {
 
-constexpr int kMemory = 8;
+constexpr std::size_t kMemory = 8;
 constexpr int kMaxIterations = 300;
 
 struct PinnedState {
@@ -269,17 +269,7 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const Tensor&
                         sv[a] = trial[k][a] - s.y[a];
                         yv[a] = gn[a] - s.g[a];
                     }
-                    const double sy = dot(sv.data(), yv.data(), nf);
-                    if (sy > 1e-10 * std::sqrt(dot(sv.data(), sv.data(), nf) * dot(yv.data(), yv.data(), nf))) {
-                        s.s_mem.push_back(std::move(sv));
-                        s.y_mem.push_back(std::move(yv));
-                        s.rho.push_back(1.0 / sy);
-                        if (static_cast<int>(s.s_mem.size()) > kMemory) {
-                            s.s_mem.pop_front();
-                            s.y_mem.pop_front();
-                            s.rho.pop_front();
-                        }
-                    }
+                    lbfgs_push(s.s_mem, s.y_mem, s.rho, std::move(sv), std::move(yv), kMemory);
                     const double df = s.f - fn;
                     s.y = trial[k];
                     s.f = fn;
@@ -288,13 +278,7 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const Tensor&
                     if (armijo && df <= 4 * std::numeric_limits<double>::epsilon() * std::fabs(fn) && s.edm < 1e3 * tol)
                         s.status = 1;
                 } else {
-                    // Quadratic interpolation of the step, kept within [0.1, 0.5] of the last one.
-                    double tn = 0.5 * s.t;
-                    if (std::isfinite(fn)) {
-                        const double denom = 2.0 * (fn - s.f - s.t * s.gd);
-                        if (denom > 0) tn = std::clamp(-s.gd * s.t * s.t / denom, 0.1 * s.t, 0.5 * s.t);
-                    }
-                    s.t = tn;
+                    s.t = backtrack_step(s.t, s.f, fn, s.gd);
                     again.push_back(k);
                 }
             }

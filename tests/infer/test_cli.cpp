@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "cli_run.hpp"
 #include "infer_support.hpp"
 
 namespace hf::test {
@@ -21,15 +22,8 @@ struct Run {
 };
 
 Run run(const std::string& args) {
-    Run r;
-    const std::string cmd = std::string(HFCORE_CLI_PATH) + " " + args + " 2>/dev/null";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (!pipe) return r;
-    char buf[8192];
-    while (std::size_t k = fread(buf, 1, sizeof buf, pipe)) r.out.append(buf, k);
-    const int status = pclose(pipe);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    const CliRun c = run_cli(args);
+    return {c.rc, c.out};
 }
 
 std::vector<std::string> keys(const json::Value& v) {
