@@ -202,6 +202,7 @@ TEST_P(Reference, ProfilesEqualLoopsOfFixedFits) {
         for (std::size_t j = 0; j < pts.size(); ++j) {
             const auto v = numbers(pts[j]["values"]);
             for (std::size_t a = 0; a < v.size(); ++a) ASSERT_DOUBLE_EQ(r.points[j].values[a], v[a]);
+            if (pts[j]["twice_nll"].is_null()) continue;  // neither pyhf optimizer found a valid minimum there
             EXPECT_NEAR(r.points[j].twice_nll, pts[j]["twice_nll"].as_double(), 1e-6) << j;
             worst = std::max(worst, std::fabs(r.points[j].twice_nll - pts[j]["twice_nll"].as_double()));
         }

@@ -242,8 +242,8 @@ def profile(model, data, fr, names, grids):
     free_min = min(float(fr.best_twice_nll), fixed_fit(model, data, {}))
     points = []
     for values in (np.array(np.meshgrid(*grids, indexing="ij")).reshape(len(grids), -1).T):
-        t = fixed_fit(model, data, dict(zip(idx, values)))
-        points.append({"values": floats(values), "twice_nll": t, "delta_twice_nll": t - free_min})
+        t = fixed_fit(model, data, dict(zip(idx, values)))  # None: neither optimizer found a valid minimum
+        points.append({"values": floats(values), "twice_nll": t, "delta_twice_nll": None if t is None else t - free_min})
     return {"pars": names, "grids": [floats(g) for g in grids], "twice_nll_free": free_min, "points": points}
 
 
@@ -287,7 +287,9 @@ def run(name):
     mu, smu = fr.bestfit[poi], fr.uncertainty[poi]
     g_poi = np.linspace(max(lo_b, mu - 3 * smu), min(hi_b, mu + 3 * smu), 9)
     it = labels.index(top)
-    g_top = np.linspace(fr.bestfit[it] - 2.5 * fr.uncertainty[it], fr.bestfit[it] + 2.5 * fr.uncertainty[it], 7)
+    lo_t, hi_t = model.config.suggested_bounds()[it]
+    g_top = np.linspace(max(lo_t, fr.bestfit[it] - 2.5 * fr.uncertainty[it]),
+                        min(hi_t, fr.bestfit[it] + 2.5 * fr.uncertainty[it]), 7)
     out["profiles"] = [
         profile(model, data, fr, [labels[poi]], [g_poi]),
         profile(model, data, fr, [top], [g_top]),
