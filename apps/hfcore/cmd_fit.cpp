@@ -51,34 +51,28 @@ const hf::cli::Register reg(
             out.set("converged", r.converged);
             if (o->uncertainties) {
                 out.set("uncertainties", hf::cli::parameters_by_name(*lm.model, r.uncertainties));
-                out.set("correlations", hf::cli::correlations_json(lm.model->par_names(), r.correlations));
+                const auto names = lm.model->par_names();
+                const std::size_t n = names.size();
+                hf::json::Array rows;
+                for (std::size_t i = 0; i < n; ++i)
+                    rows.emplace_back(hf::cli::to_json(std::vector<double>(r.correlations.begin() + i * n,
+                                                                           r.correlations.begin() + (i + 1) * n)));
+                hf::json::Object corr;
+                corr.set("par_names", hf::cli::to_json(names));
+                corr.set("matrix", hf::json::Value(std::move(rows)));
+                out.set("correlations", hf::json::Value(std::move(corr)));
             }
             bool ok = r.converged;
             if (!o->minos.empty()) {
                 hf::infer::DiagnosticOptions d = o->fits.diagnostic_options();
                 d.config = config;
                 const auto intervals = hf::infer::minos(*lm.model, lm.data, o->minos, d, &r);
-                hf::json::Object m, details;
                 for (const auto& iv : intervals) {
-                    hf::json::Array ends;
-                    ends.emplace_back(iv.lower);
-                    ends.emplace_back(iv.upper);
-                    m.set(iv.name, hf::json::Value(std::move(ends)));
-                    hf::json::Object d1;
-                    d1.set("value", iv.value);
-                    d1.set("lower_at_bound", iv.lower_at_bound);
-                    d1.set("upper_at_bound", iv.upper_at_bound);
-                    d1.set("valid", iv.valid);
-                    d1.set("n_fits", hf::json::Value(iv.n_fits));
-                    if (!iv.valid) {
-                        d1.set("reason", hf::json::Value(iv.reason));
-                        hf::cli::warn("minos " + iv.name + ": " + iv.reason);
-                    }
-                    details.set(iv.name, hf::json::Value(std::move(d1)));
+                    if (!iv.valid) hf::cli::warn("minos " + iv.name + ": " + iv.reason);
                     ok = ok && iv.valid;
                 }
-                out.set("minos", hf::json::Value(std::move(m)));
-                out.set("minos_details", hf::json::Value(std::move(details)));
+                hf::json::Value mj = hf::infer::to_json(intervals);  // "minos" and "minos_details"
+                for (auto& [key, value] : mj.as_object()) out.set(key, std::move(value));
             }
             hf::cli::emit(out, o->model);
             return ok ? 0 : 1;

@@ -21,15 +21,7 @@ const hf::cli::Register reg(
             const auto r = hf::infer::goodness_of_fit(*lm.model, lm.data);
             if (!r.fit.converged) hf::cli::warn("the fit did not converge: " + r.fit.reason);
             if (r.ndof <= 0) hf::cli::warn("no p-value: " + std::to_string(r.ndof) + " degrees of freedom");
-            hf::json::Object out;
-            out.set("twice_nll", r.twice_nll);
-            out.set("twice_nll_saturated", r.twice_nll_saturated);
-            out.set("chi2", r.chi2);
-            out.set("ndof", hf::json::Value(r.ndof));
-            out.set("p_value", hf::cli::number_or_null(r.p_value));
-            out.set("fit_converged", r.fit.converged);
-            out.set("fit_reason", hf::json::Value(r.fit.reason));
-            hf::cli::emit(out, o->model);
+            hf::cli::emit(hf::infer::to_json(r), o->model);
             return r.fit.converged ? 0 : 1;
         };
     });

@@ -1,5 +1,4 @@
 // `hfcore profile`: 1-D and 2-D profile-likelihood scans, with the 68% / 95% crossings of a 1-D scan.
-#include <algorithm>
 #include <memory>
 #include <sstream>
 
@@ -28,13 +27,6 @@ hf::infer::ScanAxis parse_range(const std::string& par, const std::string& text)
     return hf::infer::ScanAxis::linear(par, lo, hi, static_cast<int>(n));
 }
 
-hf::json::Value interval_json(const std::pair<std::optional<double>, std::optional<double>>& iv) {
-    hf::json::Array a;
-    a.push_back(hf::cli::number_or_null(iv.first));
-    a.push_back(hf::cli::number_or_null(iv.second));
-    return a;
-}
-
 const hf::cli::Register reg(
     "profile", "Profile-likelihood scan of one or two parameters (2 Delta NLL on a grid).", [](CLI::App& sub) {
         auto o = std::make_shared<Options>();
@@ -52,33 +44,8 @@ const hf::cli::Register reg(
             auto backend = o->model.make_backend();
             auto lm = hf::cli::load_model(o->model, backend);
             const auto r = hf::infer::profile_scan(*lm.model, lm.data, axes, o->fits.diagnostic_options());
-            hf::json::Array points;
-            for (const auto& p : r.points) {
-                hf::json::Object j;
-                j.set("values", hf::cli::to_json(p.values));
-                j.set("delta_twice_nll", p.delta_twice_nll);
-                j.set("twice_nll", p.twice_nll);
-                j.set("converged", p.converged);
-                points.emplace_back(std::move(j));
-            }
-            hf::json::Object out;
-            out.set("pars", hf::cli::to_json(r.pars));
-            out.set("points", hf::json::Value(std::move(points)));
-            if (!r.intervals.empty()) {
-                hf::json::Object iv;
-                for (const auto& [level, ends] : r.intervals) iv.set(level, interval_json(ends));
-                out.set("intervals", hf::json::Value(std::move(iv)));
-            }
-            const auto names = lm.model->par_names();
-            std::vector<double> best;
-            for (const auto& p : r.pars)
-                best.push_back(r.free_fit.bestfit[static_cast<std::size_t>(std::find(names.begin(), names.end(), p) - names.begin())]);
-            out.set("bestfit", hf::cli::to_json(best));
-            out.set("twice_nll_min", r.twice_nll_min);
-            out.set("converged", r.converged);
-            hf::cli::add_fit_summary(out, r.free_fit);
             if (!r.converged) hf::cli::warn("some fits of the scan did not converge");
-            hf::cli::emit(out, o->model);
+            hf::cli::emit(hf::infer::to_json(r), o->model);
             return r.converged ? 0 : 1;
         };
     });

@@ -26,26 +26,7 @@ const hf::cli::Register reg(
             d.uncertainties = hf::cli::convention(o->hessian);
             const auto r = hf::infer::pulls(*lm.model, lm.data, d);
             if (!r.fit.converged) hf::cli::warn("the fit did not converge: " + r.fit.reason);
-            hf::json::Array pars;
-            for (const auto& p : r.parameters) {
-                hf::json::Object e;
-                e.set("name", hf::json::Value(p.name));
-                e.set("value", p.value);
-                e.set("uncertainty", p.uncertainty);
-                e.set("hessian_uncertainty", p.hessian_uncertainty);
-                e.set("pull", hf::cli::number_or_null(p.pull));
-                e.set("constraint", hf::cli::number_or_null(p.constraint));
-                e.set("constrained", p.constrained);
-                e.set("fixed", p.fixed);
-                e.set("centre", p.centre);
-                e.set("prefit_uncertainty", p.prefit_uncertainty);
-                pars.emplace_back(std::move(e));
-            }
-            hf::json::Object out;
-            out.set("parameters", hf::json::Value(std::move(pars)));
-            hf::cli::add_fit_summary(out, r.fit);
-            if (o->correlations) out.set("correlations", hf::cli::correlations_json(lm.model->par_names(), r.correlations));
-            hf::cli::emit(out, o->model);
+            hf::cli::emit(hf::infer::to_json(r, o->correlations), o->model);
             return r.fit.converged ? 0 : 1;
         };
     });

@@ -30,34 +30,10 @@ const hf::cli::Register reg(
             ro.poi = o->poi;
             ro.uncertainties = hf::cli::convention(o->hessian);
             const auto r = hf::infer::ranking(*lm.model, lm.data, ro);
-            hf::json::Array rows;
-            for (const auto& e : r.ranking) {
-                hf::json::Object j;
-                j.set("name", hf::json::Value(e.name));
-                j.set("value", e.value);
-                j.set("uncertainty", e.uncertainty);
-                j.set("prefit_uncertainty", e.prefit_uncertainty);
-                j.set("impact_prefit_up", e.impact_prefit_up);
-                j.set("impact_prefit_down", e.impact_prefit_down);
-                j.set("impact_postfit_up", e.impact_postfit_up);
-                j.set("impact_postfit_down", e.impact_postfit_down);
-                j.set("converged", e.converged);
-                if (!e.reason.empty()) j.set("reason", hf::json::Value(e.reason));
-                if (!e.converged) hf::cli::warn(e.name + ": " + e.reason);
-                rows.emplace_back(std::move(j));
-            }
-            hf::json::Object out;
-            out.set("poi", hf::json::Value(r.poi));
-            out.set("poi_hat", r.poi_hat);
-            out.set("poi_uncertainty", r.poi_uncertainty);
-            out.set("ranking", hf::json::Value(std::move(rows)));
-            out.set("converged", r.converged);
-            out.set("n_fits", hf::json::Value(r.n_fits));
-            out.set("n_batched", hf::json::Value(r.n_batched));
-            out.set("n_refits", hf::json::Value(r.n_refits));
-            hf::cli::add_fit_summary(out, r.fit);
             if (!r.fit.converged) hf::cli::warn("the free fit did not converge: " + r.fit.reason);
-            hf::cli::emit(out, o->model);
+            for (const auto& e : r.ranking)
+                if (!e.converged) hf::cli::warn(e.name + ": " + e.reason);
+            hf::cli::emit(hf::infer::to_json(r), o->model);
             return r.converged ? 0 : 1;
         };
     });

@@ -27,39 +27,10 @@ const hf::cli::Register reg(
             hf::infer::DiagnosticOptions d;
             d.uncertainties = hf::cli::convention(o->hessian);
             const auto r = hf::infer::yields(*lm.model, lm.data, o->postfit, d);
-            hf::json::Array channels;
-            for (const auto& c : r.channels) {
-                hf::json::Array samples;
-                for (std::size_t s = 0; s < c.samples.size(); ++s) {
-                    hf::json::Object so;
-                    so.set("name", hf::json::Value(c.samples[s]));
-                    so.set("yields", hf::cli::to_json(c.yields[s]));
-                    so.set("stdev", hf::cli::to_json(c.stdev[s]));
-                    samples.emplace_back(std::move(so));
-                }
-                hf::json::Object co;
-                co.set("name", hf::json::Value(c.name));
-                co.set("samples", hf::json::Value(std::move(samples)));
-                co.set("total", hf::cli::to_json(c.total));
-                co.set("total_stdev", hf::cli::to_json(c.total_stdev));
-                co.set("data", hf::cli::to_json(c.data));
-                co.set("channel_total", c.channel_total);
-                co.set("channel_total_stdev", c.channel_total_stdev);
-                channels.emplace_back(std::move(co));
-            }
-            hf::json::Object out;
-            out.set("postfit", r.postfit);
-            out.set("channels", hf::json::Value(std::move(channels)));
-            int rc = 0;
-            if (r.fit) {
-                hf::cli::add_fit_summary(out, *r.fit);
-                if (!r.fit->converged) {
-                    hf::cli::warn("the fit did not converge: " + r.fit->reason);
-                    rc = 1;
-                }
-            }
-            hf::cli::emit(out, o->model);
-            return rc;
+            const bool ok = !r.fit || r.fit->converged;
+            if (!ok) hf::cli::warn("the fit did not converge: " + r.fit->reason);
+            hf::cli::emit(hf::infer::to_json(r), o->model);
+            return ok ? 0 : 1;
         };
     });
 

@@ -1,12 +1,8 @@
-// Options and JSON pieces shared by the diagnostic subcommands (pulls, ranking, yields, profile, gof, fit --minos).
+// Options shared by the diagnostic subcommands (pulls, ranking, yields, profile, gof, fit --minos).
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <optional>
-#include <vector>
-
 #include "hfcore/diagnostics.hpp"
-#include "hfcore/json.hpp"
 
 namespace hf::cli {
 
@@ -23,12 +19,5 @@ void add_convention_flag(CLI::App& sub, bool& hessian);
 inline infer::UncertaintyConvention convention(bool hessian) {
     return hessian ? infer::UncertaintyConvention::hessian : infer::UncertaintyConvention::minuit;
 }
-
-// A number, or null when it is absent or not finite (JSON has no NaN).
-json::Value number_or_null(std::optional<double> v);
-// {"par_names": [...], "matrix": [[...], ...]} of a row-major [P, P] correlation matrix.
-json::Value correlations_json(const std::vector<std::string>& names, const std::vector<double>& matrix);
-// The fit's twice_nll, converged and reason, for the outputs that fit first.
-void add_fit_summary(json::Object& out, const infer::FitResult& fit);
 
 }  // namespace hf::cli

@@ -159,7 +159,10 @@ ProfileResult profile_scan(const Model& model, const std::vector<double>& data, 
 
     r.free_fit = ff.free_fit();
     r.restarts = ff.restarts;
-    for (const auto& a : axes) r.pars.push_back(model.par_names()[a.index]);
+    for (const auto& a : axes) {
+        r.pars.push_back(model.par_names()[a.index]);
+        r.bestfit.push_back(r.free_fit.bestfit[a.index]);
+    }
     r.twice_nll_min = r.free_fit.twice_nll;
     for (const auto& o : best)
         if (std::isfinite(o.twice_nll)) r.twice_nll_min = std::min(r.twice_nll_min, o.twice_nll);

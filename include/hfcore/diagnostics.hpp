@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "hfcore/infer.hpp"
+#include "hfcore/json.hpp"
 
 namespace hf::infer {
 
@@ -182,6 +183,7 @@ struct ProfilePoint {
 
 struct ProfileResult {
     std::vector<std::string> pars;
+    std::vector<double> bestfit;       // the scanned parameters at the free fit
     std::vector<ProfilePoint> points;  // the grid, last axis fastest
     FitResult free_fit;
     double twice_nll_min = 0.0;        // the free fit's (or a lower point found in the scan)
@@ -232,5 +234,17 @@ struct GofResult {
 GofResult goodness_of_fit(const Model& model, const std::vector<double>& data, const DiagnosticOptions& options = {});
 // -2 log L of the saturated model alone.
 double twice_nll_saturated(const Model& model, const std::vector<double>& data);
+
+// ---------------------------------------------------------------------------------------------------------
+// The results as JSON, with the keys the CLI prints and docs/diagnostics.md describes (null for a number that is
+// absent or not finite).
+
+json::Value to_json(const PullsResult& r, bool with_correlations = false);
+json::Value to_json(const RankingResult& r);
+json::Value to_json(const YieldsResult& r);
+json::Value to_json(const ProfileResult& r);
+json::Value to_json(const GofResult& r);
+// {"minos": {name: [lower, upper]}, "minos_details": {name: {"value", "lower_at_bound", ...}}}
+json::Value to_json(const std::vector<MinosInterval>& r);
 
 }  // namespace hf::infer

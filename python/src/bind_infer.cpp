@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "arrays.hpp"
+#include "infer_args.hpp"
 #include "json_convert.hpp"
 #include "py_model.hpp"
 #include "hfcore/infer.hpp"
@@ -20,8 +21,6 @@ namespace hfpy {
 
 using namespace nb::literals;
 namespace inf = hf::infer;
-
-namespace {
 
 inf::FitConfig fit_config(const hf::Model& m, nb::handle init, nb::handle bounds, nb::handle fixed) {
     inf::FitConfig c;
@@ -46,6 +45,8 @@ inf::FitConfig fit_config(const hf::Model& m, nb::handle init, nb::handle bounds
 std::vector<double> read_data(const hf::Model& m, nb::handle data) {
     return read_vector(data, {"data", Kind::InvalidPdfData, m.n_main() + m.n_aux()});
 }
+
+namespace {
 
 nb::object array5(const std::array<double, 5>& a) { return to_numpy(std::vector<double>(a.begin(), a.end())); }
 

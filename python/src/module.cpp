@@ -12,6 +12,7 @@ namespace hfpy {
 void bind_backend(nb::module_& m);
 void bind_workspace(nb::module_& m);
 void bind_infer(nb::module_& m);
+void bind_diagnostics(nb::module_& m);
 }  // namespace hfpy
 
 NB_MODULE(_core, m) {
@@ -26,4 +27,5 @@ NB_MODULE(_core, m) {
     hfpy::bind_workspace(m);
     hfpy::bind_model(m);
     hfpy::bind_infer(m);
+    hfpy::bind_diagnostics(m);
 }

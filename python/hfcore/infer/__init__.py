@@ -1,5 +1,6 @@
-"""Inference, as ``pyhf.infer``: hypothesis tests (CLs), fits (``mle``), upper limits (``intervals``), and
-``scan`` for many signal patches at once."""
+"""Inference, as ``pyhf.infer``: hypothesis tests (CLs), fits (``mle``), upper limits (``intervals``),
+``scan`` for many signal patches at once, and fit ``diagnostics`` (pulls, ranking, yields, profile scans, MINOS
+intervals, goodness of fit)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from . import mle
 from . import test_statistics
 from . import calculators
 from . import intervals
+from . import diagnostics
 
-__all__ = ["hypotest", "scan", "mle", "intervals", "test_statistics", "calculators"]
+__all__ = ["hypotest", "scan", "mle", "intervals", "test_statistics", "calculators", "diagnostics"]
 
 
 def _run_hypotest(poi_test, data, pdf, init_pars, par_bounds, fixed_params, calctype, kwargs):

@@ -1,0 +1,18 @@
+// The arguments the inference bindings share: pyhf's init_pars / par_bounds / fixed_params and the data, read
+// and checked for a model (InvalidFitInput / InvalidPdfData on bad ones).
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <vector>
+
+#include "hfcore/infer.hpp"
+
+namespace hfpy {
+
+namespace nb = nanobind;
+
+hf::infer::FitConfig fit_config(const hf::Model& m, nb::handle init, nb::handle bounds, nb::handle fixed);
+std::vector<double> read_data(const hf::Model& m, nb::handle data);
+
+}  // namespace hfpy
