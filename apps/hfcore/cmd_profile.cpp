@@ -43,7 +43,11 @@ const hf::cli::Register reg(
             for (std::size_t i = 0; i < o->pars.size(); ++i) axes.push_back(parse_range(o->pars[i], o->ranges[i]));
             auto backend = o->model.make_backend();
             auto lm = hf::cli::load_model(o->model, backend);
-            const auto r = hf::infer::profile_scan(*lm.model, lm.data, axes, o->fits.diagnostic_options());
+            auto options = o->fits.diagnostic_options();
+            hf::infer::ProgressBar bar("profile", 0);
+            options.progress = hf::cli::progress_as(bar, "profile");
+            const auto r = hf::infer::profile_scan(*lm.model, lm.data, axes, options);
+            bar.finish();
             if (!r.converged) hf::cli::warn("some fits of the scan did not converge");
             hf::cli::emit(hf::infer::to_json(r), o->model);
             return r.converged ? 0 : 1;

@@ -26,7 +26,10 @@ const hf::cli::Register reg(
             d.uncertainties = hf::cli::convention(o->hessian);
             const auto r = hf::infer::pulls(*lm.model, lm.data, d);
             if (!r.fit.converged) hf::cli::warn("the fit did not converge: " + r.fit.reason);
-            hf::cli::emit(hf::infer::to_json(r, o->correlations), o->model);
+            hf::json::Value out = hf::infer::to_json(r, o->correlations);
+            // Which parameter is the POI (plots keep it in a pruned correlation matrix).
+            if (!lm.model->poi_name().empty()) out.as_object().set("poi", hf::json::Value(lm.model->poi_name()));
+            hf::cli::emit(out, o->model);
             return r.fit.converged ? 0 : 1;
         };
     });

@@ -29,7 +29,10 @@ const hf::cli::Register reg(
             static_cast<hf::infer::DiagnosticOptions&>(ro) = o->fits.diagnostic_options();
             ro.poi = o->poi;
             ro.uncertainties = hf::cli::convention(o->hessian);
+            hf::infer::ProgressBar bar("ranking", 0);
+            ro.progress = hf::cli::progress_as(bar, "ranking");
             const auto r = hf::infer::ranking(*lm.model, lm.data, ro);
+            bar.finish();
             if (!r.fit.converged) hf::cli::warn("the free fit did not converge: " + r.fit.reason);
             for (const auto& e : r.ranking)
                 if (!e.converged) hf::cli::warn(e.name + ": " + e.reason);

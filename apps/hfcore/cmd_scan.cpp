@@ -86,11 +86,13 @@ const hf::cli::Register reg(
             std::vector<std::unique_ptr<hf::PatchSet>> patchsets;
             std::vector<std::unique_ptr<hf::JsonPatch>> patches;
             std::vector<Job> jobs;
+            std::vector<std::string> labels;  // what each PatchSet value means (metadata.labels), for plots
             for (const auto& f : o->patch_files) {
                 hf::json::Value doc = hf::json::parse_file(f);
                 if (doc.is_object() && doc.find("patches")) {
                     patchsets.push_back(std::make_unique<hf::PatchSet>(std::move(doc), f));
                     patchsets.back()->verify(bkg);
+                    if (labels.empty()) labels = patchsets.back()->labels();
                     for (const auto& p : patchsets.back()->patches()) {
                         hf::json::Array vals(p.values.begin(), p.values.end());
                         jobs.push_back({p.name, hf::json::Value(std::move(vals)), patchsets.back().get(), nullptr});
@@ -149,6 +151,7 @@ const hf::cli::Register reg(
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
             hf::json::Object out;
             out.set("results", hf::json::Value(std::move(arr)));
+            if (!labels.empty()) out.set("labels", hf::cli::to_json(labels));
             out.set("summary", hf::json::Value(std::move(summary)));
             hf::cli::emit(out, o->model);
             return n_err == 0 ? 0 : 1;

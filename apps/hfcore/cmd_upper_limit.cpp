@@ -1,5 +1,6 @@
 // `hfcore upper-limit`: observed and expected upper limits on the POI at CLs = level, by root finding
 // (TOMS 748, pyhf toms748_scan) or, with --scan, by interpolation on a linear grid (pyhf linear_grid_scan).
+// With --scan the output also holds the CLs curve it scanned (what `hfcore-plot brazil` draws).
 #include <memory>
 #include <sstream>
 
@@ -37,6 +38,23 @@ std::vector<double> parse_scan(const std::string& text) {
     return grid;
 }
 
+// {"values": [mu...], "CLs_obs": [...], "CLs_exp": [[-2, -1, 0, +1, +2 sigma] per value], "converged": [...]}
+// in the order scanned (pyhf upper_limit(..., return_results=True) gives the same as (scan, results)).
+hf::json::Value scanned_curve(const hf::infer::UpperLimitResult& r) {
+    hf::json::Array obs, exp, converged;
+    for (const auto& h : r.results) {
+        obs.push_back(hf::json::Value(h.obs));
+        exp.push_back(hf::cli::to_json(h.exp));
+        converged.push_back(hf::json::Value(h.converged));
+    }
+    hf::json::Object curve;
+    curve.set("values", hf::cli::to_json(r.scanned));
+    curve.set("CLs_obs", hf::json::Value(std::move(obs)));
+    curve.set("CLs_exp", hf::json::Value(std::move(exp)));
+    curve.set("converged", hf::json::Value(std::move(converged)));
+    return hf::json::Value(std::move(curve));
+}
+
 const hf::cli::Register reg(
     "upper-limit", "Observed and expected upper limits on the POI at CLs = level.", [](CLI::App& sub) {
         auto o = std::make_shared<Options>();
@@ -69,6 +87,11 @@ const hf::cli::Register reg(
             hf::json::Object out;
             out.set("obs", r.obs);
             out.set("exp", hf::cli::to_json(r.exp));
+            if (!o->scan.empty()) {
+                out.set("poi", hf::json::Value(lm.model->poi_name()));
+                out.set("level", o->level);
+                out.set("scan", scanned_curve(r));
+            }
             hf::cli::emit(out, o->model);
             return 0;
         };

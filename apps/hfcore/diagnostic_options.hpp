@@ -14,6 +14,13 @@ struct FixedFitOptions {
     infer::DiagnosticOptions diagnostic_options() const;
 };
 
+// A progress callback that draws `bar` under `label` (the diagnostics report their fits as "fits").
+inline infer::ProgressFn progress_as(infer::ProgressBar& bar, const std::string& label) {
+    return [cb = bar.callback(), label](std::int64_t done, std::int64_t total, const std::string&) {
+        cb(done, total, label);
+    };
+}
+
 // --hessian-uncertainties: post-fit uncertainties from the Hessian instead of Minuit's (cabinetry's) convention.
 void add_convention_flag(CLI::App& sub, bool& hessian);
 inline infer::UncertaintyConvention convention(bool hessian) {

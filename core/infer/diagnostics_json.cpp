@@ -80,6 +80,7 @@ json::Value to_json(const RankingResult& r) {
         j.set("value", e.value);
         j.set("uncertainty", e.uncertainty);
         j.set("prefit_uncertainty", e.prefit_uncertainty);
+        j.set("centre", e.centre);
         j.set("impact_prefit_up", e.impact_prefit_up);
         j.set("impact_prefit_down", e.impact_prefit_down);
         j.set("impact_postfit_up", e.impact_postfit_up);

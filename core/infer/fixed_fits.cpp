@@ -140,12 +140,14 @@ std::vector<FixedFitOutcome> FixedFits::run(const std::vector<FixedFitProblem>& 
     } else {
         for (std::size_t k = 0; k < probs.size(); ++k) single.push_back(k);
     }
-    if (!single.empty()) run_single(probs, single, out);
+    const auto done = static_cast<std::int64_t>(probs.size() - single.size());
+    if (options_.progress) options_.progress(done, static_cast<std::int64_t>(probs.size()), "fits");
+    if (!single.empty()) run_single(probs, single, out, done);
     return out;
 }
 
 void FixedFits::run_single(const std::vector<FixedFitProblem>& problems, const std::vector<std::size_t>& which,
-                           std::vector<FixedFitOutcome>& out) {
+                           std::vector<FixedFitOutcome>& out, std::int64_t done_before) {
     n_single += static_cast<std::int64_t>(which.size());
     int nthreads = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
     nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(which.size())));
@@ -178,9 +180,14 @@ void FixedFits::run_single(const std::vector<FixedFitProblem>& problems, const s
         o.batched = false;
     };
     std::atomic<std::size_t> next{0};
+    std::atomic<std::int64_t> done{done_before};
+    const auto total = done_before + static_cast<std::int64_t>(which.size());
     auto worker = [&](int t) {
         const Model& m = t == 0 ? model_ : *workers_[static_cast<std::size_t>(t - 1)];
-        for (std::size_t j = next++; j < which.size(); j = next++) fit_one(m, problems[which[j]], out[which[j]]);
+        for (std::size_t j = next++; j < which.size(); j = next++) {
+            fit_one(m, problems[which[j]], out[which[j]]);
+            if (options_.progress) options_.progress(++done, total, "fits");
+        }
     };
     std::vector<std::thread> pool;
     for (int t = 1; t < nthreads; ++t) pool.emplace_back(worker, t);

@@ -81,7 +81,7 @@ private:
     void set_free_fit(FitResult r);
     // Fits problems[which[i]] alone with fit(), on the worker threads, into out[which[i]].
     void run_single(const std::vector<FixedFitProblem>& problems, const std::vector<std::size_t>& which,
-                    std::vector<FixedFitOutcome>& out);
+                    std::vector<FixedFitOutcome>& out, std::int64_t done_before = 0);
 
     const Model& model_;
     std::vector<double> data_;

@@ -30,6 +30,7 @@ RankingResult ranking(const Model& model, const std::vector<double>& data, const
                          "the model has no free nuisance parameter to rank (every parameter but the POI is fixed)");
 
     std::vector<double> prefit = prefit_uncertainties(model);
+    const std::vector<double> centres = constraint_centres(model, data);
     for (std::size_t i = 0; i < np; ++i)
         if (cfg.fixed[i]) prefit[i] = 0.0;
 
@@ -50,6 +51,7 @@ RankingResult ranking(const Model& model, const std::vector<double>& data, const
             e.value = free.bestfit[i];
             e.uncertainty = cfg.fixed[i] ? 0.0 : sigma[i];
             e.prefit_uncertainty = prefit[i];
+            e.centre = centres[i];
             const double targets[4] = {e.value + prefit[i], e.value - prefit[i], e.value + e.uncertainty,
                                        e.value - e.uncertainty};
             for (int w = 0; w < 4; ++w) {

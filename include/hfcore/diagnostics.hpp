@@ -67,6 +67,9 @@ struct DiagnosticOptions {
     bool batched = true;
     int threads = 1;    // worker threads for fits run alone (0 = the number of CPUs)
     UncertaintyConvention uncertainties = UncertaintyConvention::minuit;
+    // Optional: called with (fits done, fits to run, label) as the fits with parameters held finish (ranking,
+    // profile scans), also from worker threads, so it must be thread-safe (ProgressBar::callback() is).
+    ProgressFn progress;
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -112,6 +115,7 @@ struct RankingEntry {
     std::string name;
     std::int64_t index = 0;
     double value = 0.0, uncertainty = 0.0, prefit_uncertainty = 0.0;
+    double centre = 0.0;     // constraint_centres(): the pull is (value - centre) / prefit_uncertainty
     double impact_prefit_up = 0.0, impact_prefit_down = 0.0, impact_postfit_up = 0.0, impact_postfit_down = 0.0;
     bool converged = true;   // all four fixed fits converged
     std::string reason;      // when not: which fit and why

@@ -23,8 +23,9 @@ namespace inf = hf::infer;
 namespace {
 
 inf::DiagnosticOptions options(const hf::Model& m, nb::handle init, nb::handle bounds, nb::handle fixed, int threads,
-                               bool batched, bool hessian) {
+                               bool batched, bool hessian, nb::handle progress = nb::none()) {
     inf::DiagnosticOptions o;
+    o.progress = python_progress(progress);
     o.config = fit_config(m, init, bounds, fixed);
     o.threads = threads;
     o.batched = batched;
@@ -51,17 +52,18 @@ void bind_diagnostics(nb::module_& m) {
     m.def(
         "ranking",
         [](PyModel& self, nb::handle data, nb::handle init, nb::handle bounds, nb::handle fixed,
-           std::optional<std::string> poi, int threads, bool batched, bool hessian) {
+           std::optional<std::string> poi, int threads, bool batched, bool hessian, nb::handle progress) {
             const auto model = self.current();
             const auto d = read_data(*model, data);
             inf::RankingOptions o;
-            static_cast<inf::DiagnosticOptions&>(o) = options(*model, init, bounds, fixed, threads, batched, hessian);
+            static_cast<inf::DiagnosticOptions&>(o) =
+                options(*model, init, bounds, fixed, threads, batched, hessian, progress);
             o.poi = poi.value_or("");
             auto r = self.run(Kind::InvalidFitInput, [&](const hf::Model& mm) { return inf::ranking(mm, d, o); });
             return from_json(inf::to_json(r));
         },
         "model"_a, "data"_a, HFPY_DIAG_FIT_ARGS, "poi_name"_a.none() = nb::none(), "threads"_a = 0,
-        "batched"_a = true, "hessian_uncertainties"_a = false);
+        "batched"_a = true, "hessian_uncertainties"_a = false, "progress"_a.none() = nb::none());
 
     m.def(
         "yields",
@@ -78,17 +80,18 @@ void bind_diagnostics(nb::module_& m) {
     m.def(
         "profile_scan",
         [](PyModel& self, nb::handle data, const std::vector<std::pair<std::string, nb::object>>& axes,
-           nb::handle init, nb::handle bounds, nb::handle fixed, int threads, bool batched) {
+           nb::handle init, nb::handle bounds, nb::handle fixed, int threads, bool batched, nb::handle progress) {
             const auto model = self.current();
             const auto d = read_data(*model, data);
             std::vector<inf::ScanAxis> ax;
             for (const auto& [name, values] : axes)
                 ax.push_back({name, read_vector(values, {"values", Kind::InvalidFitInput, -1, false})});
-            const auto o = options(*model, init, bounds, fixed, threads, batched, false);
+            const auto o = options(*model, init, bounds, fixed, threads, batched, false, progress);
             auto r = self.run(Kind::InvalidFitInput, [&](const hf::Model& mm) { return inf::profile_scan(mm, d, ax, o); });
             return from_json(inf::to_json(r));
         },
-        "model"_a, "data"_a, "axes"_a, HFPY_DIAG_FIT_ARGS, "threads"_a = 0, "batched"_a = true);
+        "model"_a, "data"_a, "axes"_a, HFPY_DIAG_FIT_ARGS, "threads"_a = 0, "batched"_a = true,
+        "progress"_a.none() = nb::none());
 
     m.def(
         "minos",

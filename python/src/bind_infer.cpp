@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <thread>
 
 #include "arrays.hpp"
@@ -44,6 +45,23 @@ inf::FitConfig fit_config(const hf::Model& m, nb::handle init, nb::handle bounds
 
 std::vector<double> read_data(const hf::Model& m, nb::handle data) {
     return read_vector(data, {"data", Kind::InvalidPdfData, m.n_main() + m.n_aux()});
+}
+
+hf::infer::ProgressFn python_progress(nb::handle callback) {
+    if (callback.is_none()) return {};
+    // The last reference may go on a thread without the GIL: take it to release the callable.
+    std::shared_ptr<nb::object> cb(new nb::object(nb::borrow(callback)), [](nb::object* o) {
+        nb::gil_scoped_acquire gil;
+        delete o;
+    });
+    return [cb](std::int64_t done, std::int64_t total, const std::string& label) {
+        nb::gil_scoped_acquire gil;
+        try {
+            (*cb)(done, total, label);
+        } catch (nb::python_error& e) {
+            e.discard_as_unraisable("hfcore progress callback");
+        }
+    };
 }
 
 namespace {
@@ -109,8 +127,9 @@ void bind_results(nb::module_& m) {
 inf::HypotestOptions hypotest_options(const hf::Model& m, nb::handle init, nb::handle bounds, nb::handle fixed,
                                       const std::string& test_stat, const std::string& calctype,
                                       const std::string& base_dist, std::int64_t ntoys, std::uint64_t seed,
-                                      std::int64_t toy_batch) {
+                                      std::int64_t toy_batch, nb::handle progress) {
     inf::HypotestOptions o;
+    o.progress = python_progress(progress);
     o.config = fit_config(m, init, bounds, fixed);
     o.test_stat = guarded(Kind::HFCoreError, [&] { return inf::parse_test_stat(test_stat); });
     o.calctype = guarded(Kind::HFCoreError, [&] { return inf::parse_calctype(calctype); });
@@ -123,7 +142,7 @@ inf::HypotestOptions hypotest_options(const hf::Model& m, nb::handle init, nb::h
 
 #define HFPY_FIT_ARGS "init_pars"_a.none() = nb::none(), "par_bounds"_a.none() = nb::none(), "fixed_params"_a.none() = nb::none()
 #define HFPY_TEST_ARGS "test_stat"_a = "qtilde", "calctype"_a = "asymptotics", "calc_base_dist"_a = "normal", \
-                       "ntoys"_a = 2000, "seed"_a = 0, "toy_batch"_a = 1000
+                       "ntoys"_a = 2000, "seed"_a = 0, "toy_batch"_a = 1000, "progress"_a.none() = nb::none()
 
 // A scan point: one patch of the background-only workspace, fitted and tested on its own backend instance.
 struct ScanJob {
@@ -196,11 +215,12 @@ void bind_infer(nb::module_& m) {
         "hypotest",
         [](double poi, PyModel& self, nb::handle data, nb::handle init, nb::handle bounds, nb::handle fixed,
            const std::string& test_stat, const std::string& calctype, const std::string& base_dist,
-           std::int64_t ntoys, std::uint64_t seed, std::int64_t toy_batch) {
+           std::int64_t ntoys, std::uint64_t seed, std::int64_t toy_batch, nb::handle progress) {
             const auto model = self.current();
             const std::vector<double> d = read_data(*model, data);
             const inf::HypotestOptions o =
-                hypotest_options(*model, init, bounds, fixed, test_stat, calctype, base_dist, ntoys, seed, toy_batch);
+                hypotest_options(*model, init, bounds, fixed, test_stat, calctype, base_dist, ntoys, seed, toy_batch,
+                                 progress);
             return self.run(Kind::InvalidFitInput, [&](const hf::Model& mm) { return inf::hypotest(poi, mm, d, o); });
         },
         "poi_test"_a, "model"_a, "data"_a, HFPY_FIT_ARGS, HFPY_TEST_ARGS);
@@ -210,11 +230,12 @@ void bind_infer(nb::module_& m) {
         [](PyModel& self, nb::handle data, double level, double atol, double rtol, double low, double high,
            nb::handle init, nb::handle bounds, nb::handle fixed, const std::string& test_stat,
            const std::string& calctype, const std::string& base_dist, std::int64_t ntoys, std::uint64_t seed,
-           std::int64_t toy_batch) {
+           std::int64_t toy_batch, nb::handle progress) {
             const auto model = self.current();
             const std::vector<double> d = read_data(*model, data);
             const inf::HypotestOptions o =
-                hypotest_options(*model, init, bounds, fixed, test_stat, calctype, base_dist, ntoys, seed, toy_batch);
+                hypotest_options(*model, init, bounds, fixed, test_stat, calctype, base_dist, ntoys, seed, toy_batch,
+                                 progress);
             inf::Toms748Options t;
             t.level = level;
             t.atol = atol;
@@ -230,12 +251,13 @@ void bind_infer(nb::module_& m) {
         "upper_limit_scan",
         [](PyModel& self, nb::handle data, nb::handle scan, double level, nb::handle init, nb::handle bounds,
            nb::handle fixed, const std::string& test_stat, const std::string& calctype, const std::string& base_dist,
-           std::int64_t ntoys, std::uint64_t seed, std::int64_t toy_batch) {
+           std::int64_t ntoys, std::uint64_t seed, std::int64_t toy_batch, nb::handle progress) {
             const auto model = self.current();
             const std::vector<double> d = read_data(*model, data);
             const std::vector<double> grid = read_vector(scan, {"scan", Kind::InvalidFitInput, -1});
             const inf::HypotestOptions o =
-                hypotest_options(*model, init, bounds, fixed, test_stat, calctype, base_dist, ntoys, seed, toy_batch);
+                hypotest_options(*model, init, bounds, fixed, test_stat, calctype, base_dist, ntoys, seed, toy_batch,
+                                 progress);
             return self.run(Kind::HFCoreError, [&](const hf::Model& mm) { return inf::upper_limit_scan(mm, d, grid, level, o); });
         },
         "model"_a, "data"_a, "scan"_a, "level"_a = 0.05, HFPY_FIT_ARGS, HFPY_TEST_ARGS);
@@ -246,7 +268,7 @@ void bind_infer(nb::module_& m) {
            std::optional<std::string> measurement_name, const std::string& normsys, const std::string& histosys,
            double poi_test, bool upper_limit, double level, double rtol, int threads, nb::handle backend,
            const std::string& test_stat, const std::string& calctype, const std::string& base_dist,
-           std::int64_t ntoys, std::uint64_t seed, std::int64_t toy_batch) {
+           std::int64_t ntoys, std::uint64_t seed, std::int64_t toy_batch, nb::handle progress) {
             std::vector<ScanJob> jobs;
             for (const auto& [name, ops] : patches) {
                 hf::json::Value v = to_json(ops);
@@ -270,11 +292,12 @@ void bind_infer(nb::module_& m) {
             std::vector<std::string> errors(n);
             std::vector<inf::HypotestResult> tests(n);
             std::vector<inf::UpperLimitResult> limits(n);
+            const inf::ProgressFn report = python_progress(progress);  // made with the GIL held
             {
                 nb::gil_scoped_release release;
                 int nthreads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
                 nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(n)));
-                std::atomic<std::size_t> next{0};
+                std::atomic<std::size_t> next{0}, done{0};
                 auto worker = [&]() {
                     hf::BackendPtr b;
                     for (std::size_t i = next++; i < n; i = next++) {
@@ -294,6 +317,7 @@ void bind_infer(nb::module_& m) {
                         } catch (const std::exception& e) {
                             errors[i] = e.what();
                         }
+                        if (report) report(static_cast<std::int64_t>(++done), static_cast<std::int64_t>(n), "scan");
                     }
                 };
                 std::vector<std::thread> pool;

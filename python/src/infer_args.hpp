@@ -15,4 +15,9 @@ namespace nb = nanobind;
 hf::infer::FitConfig fit_config(const hf::Model& m, nb::handle init, nb::handle bounds, nb::handle fixed);
 std::vector<double> read_data(const hf::Model& m, nb::handle data);
 
+// A progress callback for the C++ calls that calls a Python callable(done, total, label) with the GIL held,
+// from whichever thread reports; None gives none. An exception in the callable is reported as unraisable and
+// dropped: a progress display never stops the computation.
+hf::infer::ProgressFn python_progress(nb::handle callback);
+
 }  // namespace hfpy

@@ -7,6 +7,7 @@ from __future__ import annotations
 from .. import _core
 from .. import exceptions
 from ._common import (as_tensor, check_calctype, check_poi, emit_warnings, hypotest_kwargs)
+from ..progress import reporting
 from . import mle
 from . import test_statistics
 from . import calculators
@@ -20,8 +21,11 @@ def _run_hypotest(poi_test, data, pdf, init_pars, par_bounds, fixed_params, calc
     check_calctype(calctype)
     opts = hypotest_kwargs(dict(kwargs))
     check_poi(pdf, fixed_params)
-    r = _core.hypotest(float(poi_test), pdf, data, init_pars, par_bounds, fixed_params, opts["test_stat"], calctype,
-                       opts["calc_base_dist"], opts["ntoys"], opts["seed"], opts["toy_batch"])
+    # Asymptotic hypotests take a moment; toys draw a bar (hfcore.progress).
+    with reporting(opts["track_progress"] if calctype == "toybased" else False, "hypotest") as progress:
+        r = _core.hypotest(float(poi_test), pdf, data, init_pars, par_bounds, fixed_params, opts["test_stat"],
+                           calctype, opts["calc_base_dist"], opts["ntoys"], opts["seed"], opts["toy_batch"],
+                           progress=progress)
     emit_warnings(r.warnings)
     if not r.converged:
         raise exceptions.FailedMinimization(calculators._failed(r))
@@ -58,24 +62,27 @@ def hypotest(poi_test, data, pdf, init_pars=None, par_bounds=None, fixed_params=
 
 
 def scan(workspace, patches, poi_test=1.0, upper_limit=False, level=0.05, rtol=1e-4, threads=None,
-         measurement_name=None, modifier_settings=None, backend=None, **kwargs):
+         measurement_name=None, modifier_settings=None, backend=None, progress=None, **kwargs):
     """Hypotests (and with ``upper_limit=True`` the limits) of many signal patches of one background-only
     workspace, in parallel C++ threads (each with its own instance of the backend), the GIL released.
 
     ``patches``: a PatchSet (verified against the workspace first), or a list of patches (Patch objects,
     jsonpatch objects or lists of operations, named by their ``name`` or their position), or a dict
     {name: patch}. Returns one dict per patch, in order: ``name``, ``CLs_obs``, ``CLs_exp`` (5 values),
-    ``twice_nll``, ``converged`` and ``upper_limit`` ({"obs", "exp"}); a point that fails has ``error`` instead
-    and does not stop the others.
+    ``twice_nll``, ``converged`` and ``upper_limit`` ({"obs", "exp"}), and for a PatchSet the patch's ``values``
+    (as ``hfcore scan`` writes them; ``hfcore.plot.contour`` reads them); a point that fails has ``error``
+    instead and does not stop the others. ``progress``: a bar of the points done (see hfcore.progress).
     """
     from ..patchset import PatchSet
     from ..pdf import _interpcodes
     from ..workspace import Workspace, _patch_ops
 
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    values = {}
     if isinstance(patches, PatchSet):
         patches.verify(ws)
         named = [(p.name, p.patch) for p in patches]
+        values = {p.name: list(p.values) for p in patches}
     elif isinstance(patches, dict):
         named = [(str(k), _patch_ops(v)) for k, v in patches.items()]
     else:
@@ -88,9 +95,15 @@ def scan(workspace, patches, poi_test=1.0, upper_limit=False, level=0.05, rtol=1
         from ..tensor import backend as load
 
         backend = load(backend)
-    return _core.scan(ws._cpp_workspace(), named, measurement_name, normsys, histosys, float(poi_test),
-                      bool(upper_limit), float(level), float(rtol), int(threads or 0), backend, opts["test_stat"],
-                      calctype, opts["calc_base_dist"], opts["ntoys"], opts["seed"], opts["toy_batch"])
+    with reporting(progress, "scan") as report:
+        results = _core.scan(ws._cpp_workspace(), named, measurement_name, normsys, histosys, float(poi_test),
+                             bool(upper_limit), float(level), float(rtol), int(threads or 0), backend,
+                             opts["test_stat"], calctype, opts["calc_base_dist"], opts["ntoys"], opts["seed"],
+                             opts["toy_batch"], progress=report)
+    for r in results:
+        if r["name"] in values:
+            r["values"] = values[r["name"]]
+    return results
 
 
 def __dir__():

@@ -52,7 +52,9 @@ def hypotest_kwargs(kwargs):
         "seed": int(kwargs.pop("seed", 0)),
         "toy_batch": int(kwargs.pop("toy_batch", 1000)),
     }
-    kwargs.pop("track_progress", None)
+    # pyhf's name for the toys' progress bar: None (a bar on a terminal), True, False or a callable
+    # (see hfcore.progress).
+    out["track_progress"] = kwargs.pop("track_progress", None)
     if kwargs:
         raise exceptions.Unsupported(f"Unsupported options were passed in: {list(kwargs.keys())}.")
     check_test_stat(out["test_stat"])

@@ -7,12 +7,14 @@ None for a number that is absent or not finite).
 Post-fit uncertainties are reported as Minuit (and so cabinetry) reports them for bounded parameters unless
 ``hessian_uncertainties=True``. Fits with parameters held (ranking, scans, intervals) run as one batched fit
 (``batched=True``), refitted alone on ``threads`` worker threads (0: one per CPU) where the batch does not
-converge. Bad requests raise ``InvalidFitInput`` (a ``ValueError``).
+converge. Bad requests raise ``InvalidFitInput`` (a ``ValueError``). ``progress`` (ranking, profile_scan): a
+bar of the fits done, see hfcore.progress. ``hfcore.plot`` draws what these return.
 """
 
 from __future__ import annotations
 
 from .. import _core
+from ..progress import reporting
 
 __all__ = ["pulls", "ranking", "yields", "profile_scan", "minos", "goodness_of_fit"]
 
@@ -21,15 +23,19 @@ def pulls(data, pdf, init_pars=None, par_bounds=None, fixed_params=None, hessian
     """Best-fit value, uncertainty and (constrained parameters) pull and constraint of every parameter:
     ``{"parameters": [{"name", "value", "uncertainty", "pull", "constraint", ...}], "correlations": {"par_names",
     "matrix"}, ...}``."""
-    return _core.pulls(pdf, data, init_pars, par_bounds, fixed_params, bool(hessian_uncertainties))
+    out = _core.pulls(pdf, data, init_pars, par_bounds, fixed_params, bool(hessian_uncertainties))
+    if pdf.config.poi_name:
+        out["poi"] = pdf.config.poi_name  # as `hfcore pulls` writes it
+    return out
 
 
 def ranking(data, pdf, poi_name=None, init_pars=None, par_bounds=None, fixed_params=None, threads=0, batched=True,
-            hessian_uncertainties=False):
+            hessian_uncertainties=False, progress=None):
     """Pre- and post-fit impacts of every parameter on the POI (cabinetry ``fit.ranking``), largest post-fit
     impact first: ``{"poi", "poi_hat", "ranking": [{"name", "impact_prefit_up", ...}], ...}``."""
-    return _core.ranking(pdf, data, init_pars, par_bounds, fixed_params, poi_name, int(threads or 0), bool(batched),
-                         bool(hessian_uncertainties))
+    with reporting(progress, "ranking") as report:
+        return _core.ranking(pdf, data, init_pars, par_bounds, fixed_params, poi_name, int(threads or 0),
+                             bool(batched), bool(hessian_uncertainties), progress=report)
 
 
 def yields(data, pdf, postfit=False, init_pars=None, par_bounds=None, fixed_params=None,
@@ -40,12 +46,15 @@ def yields(data, pdf, postfit=False, init_pars=None, par_bounds=None, fixed_para
     return _core.yields(pdf, data, bool(postfit), init_pars, par_bounds, fixed_params, bool(hessian_uncertainties))
 
 
-def profile_scan(data, pdf, pars, init_pars=None, par_bounds=None, fixed_params=None, threads=0, batched=True):
+def profile_scan(data, pdf, pars, init_pars=None, par_bounds=None, fixed_params=None, threads=0, batched=True,
+                 progress=None):
     """2 Delta NLL of one or two parameters on a grid. ``pars``: ``{name: values}`` (one or two entries, in
     order) or a list of ``(name, values)``. Returns ``{"pars", "points": [{"values", "delta_twice_nll"}],
     "intervals": {"68": [lo, hi], "95": [lo, hi]}}`` (intervals for 1-D scans)."""
     axes = list(pars.items()) if isinstance(pars, dict) else [(str(n), v) for n, v in pars]
-    return _core.profile_scan(pdf, data, axes, init_pars, par_bounds, fixed_params, int(threads or 0), bool(batched))
+    with reporting(progress, "profile") as report:
+        return _core.profile_scan(pdf, data, axes, init_pars, par_bounds, fixed_params, int(threads or 0),
+                                  bool(batched), progress=report)
 
 
 def minos(data, pdf, names, init_pars=None, par_bounds=None, fixed_params=None, threads=0, batched=True):

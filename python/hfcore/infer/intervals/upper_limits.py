@@ -12,6 +12,7 @@ import numpy as np
 from ... import _core
 from ... import exceptions
 from .._common import as_tensor, check_calctype, check_poi, emit_warnings, hypotest_kwargs
+from ...progress import reporting
 
 __all__ = ["upper_limit", "linear_grid_scan", "toms748_scan"]
 
@@ -48,9 +49,12 @@ def toms748_scan(data, model, bounds_low, bounds_up, level=0.05, atol=2e-12, rto
     until every CLs is below ``level``), as pyhf's ``toms748_scan``. Returns (obs, [5 expected]) as 0-d arrays;
     with ``from_upper_limit_fn`` also (POI values tested, their hypotest results)."""
     init_pars, par_bounds, fixed_params, calctype, opts = _prepare(model, hypotest_kwargs)
-    r = _core.upper_limit(model, data, float(level), float(atol), float(rtol), float(bounds_low), float(bounds_up),
-                          init_pars, par_bounds, fixed_params, opts["test_stat"], calctype, opts["calc_base_dist"],
-                          opts["ntoys"], opts["seed"], opts["toy_batch"])
+    # Root finding takes a few asymptotic hypotests; with toys, a bar (hfcore.progress).
+    with reporting(opts["track_progress"] if calctype == "toybased" else False, "upper limit") as progress:
+        r = _core.upper_limit(model, data, float(level), float(atol), float(rtol), float(bounds_low),
+                              float(bounds_up), init_pars, par_bounds, fixed_params, opts["test_stat"], calctype,
+                              opts["calc_base_dist"], opts["ntoys"], opts["seed"], opts["toy_batch"],
+                              progress=progress)
     _check(r)
     obs = as_tensor(r.obs)
     exp = [as_tensor(x) for x in r.exp]
@@ -63,9 +67,10 @@ def linear_grid_scan(data, model, scan, level=0.05, return_results=False, **hypo
     """Limits interpolated (numpy.interp) from hypotests on the grid ``scan``, as pyhf's ``linear_grid_scan``."""
     init_pars, par_bounds, fixed_params, calctype, opts = _prepare(model, hypotest_kwargs)
     scan = np.asarray(scan, dtype=float)
-    r = _core.upper_limit_scan(model, data, scan, float(level), init_pars, par_bounds, fixed_params,
-                               opts["test_stat"], calctype, opts["calc_base_dist"], opts["ntoys"], opts["seed"],
-                               opts["toy_batch"])
+    with reporting(opts["track_progress"], "upper limit") as progress:
+        r = _core.upper_limit_scan(model, data, scan, float(level), init_pars, par_bounds, fixed_params,
+                                   opts["test_stat"], calctype, opts["calc_base_dist"], opts["ntoys"], opts["seed"],
+                                   opts["toy_batch"], progress=progress)
     _check(r)
     obs = as_tensor(r.obs)
     exp = [as_tensor(x) for x in r.exp]
