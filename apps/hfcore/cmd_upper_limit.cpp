@@ -76,6 +76,10 @@ const hf::cli::Register reg(
                 opts.progress = bar.callback();
                 r = hf::infer::upper_limit_scan(*lm.model, lm.data, grid, o->level, opts);
             } else {
+                // Root finding with toys is long: a bar of the hypotests and their toys.
+                const bool toys = opts.calctype == hf::infer::CalcType::toybased;
+                hf::infer::ProgressBar bar("upper limit", 0, toys);
+                if (toys) opts.progress = bar.callback();
                 hf::infer::Toms748Options t;
                 t.level = o->level;
                 t.rtol = o->rtol;

@@ -2,7 +2,8 @@
 # The Python package, tested as users get it: `pip install` of this clone into a fresh venv (scikit-build-core
 # builds the core, the cpu and opencl plugins and the nanobind module from the same CMake in build/pip-<tag>;
 # ccache reuses the release build's objects, so only the module and the loader compile), then the pytest suite
-# from outside the source tree against pyhf, a test-only dependency.
+# from outside the source tree against pyhf, a test-only dependency. The plot tests run the hfcore command of
+# stage 10's release build (build/release/bin/hfcore) to make the JSON they plot.
 set -euo pipefail
 root=$PWD
 venv=$root/build/python-venv
@@ -12,7 +13,8 @@ rm -rf "$venv"
 "$venv/bin/pip" install --quiet --upgrade pip
 "$venv/bin/pip" install --quiet "numpy>=1.21" "pytest>=7" "pyhf==0.7.6"
 t0=$SECONDS
-"$venv/bin/pip" install --quiet "$root"
+# With the plot extra (matplotlib, mplhep, scipy): tests/python/test_plot.py renders every plot kind.
+"$venv/bin/pip" install --quiet "$root[plot]"
 echo "30-python: pip install of the clone took $((SECONDS - t0)) s"
 cd "$root/tests/python"
 # The installed package, not python/hfcore/ of the clone (which has no compiled part), is what gets imported.

@@ -120,7 +120,24 @@ TEST(Cli, UpperLimitAndSignificance) {
         EXPECT_LE(rel(doc["exp"][i].as_double(), ref["upper_limit"]["exp"][i].as_double()), 1e-3) << i;
     auto g = run("upper-limit " + example() + " --scan 0,6,25");
     ASSERT_EQ(g.rc, 0) << g.out;
-    EXPECT_NEAR(json::parse(g.out)["obs"].as_double(), doc["obs"].as_double(), 0.05);
+    auto gd = json::parse(g.out);
+    EXPECT_NEAR(gd["obs"].as_double(), doc["obs"].as_double(), 0.05);
+    // With --scan the CLs curve it scanned comes along (hfcore-plot brazil draws it), the limits on it.
+    EXPECT_EQ(keys(gd), (std::vector<std::string>{"exp", "level", "obs", "poi", "scan"}));
+    EXPECT_EQ(gd["poi"].as_string(), "mu");
+    const auto& mu = gd["scan"]["values"].as_array();
+    const auto& cls = gd["scan"]["CLs_obs"].as_array();
+    ASSERT_EQ(mu.size(), 25u);
+    ASSERT_EQ(cls.size(), 25u);
+    ASSERT_EQ(gd["scan"]["CLs_exp"].as_array().size(), 25u);
+    EXPECT_EQ(gd["scan"]["CLs_exp"][3].as_array().size(), 5u);
+    EXPECT_DOUBLE_EQ(mu[24].as_double(), 6.0);
+    std::size_t i = 1;
+    while (i < cls.size() && cls[i].as_double() >= 0.05) ++i;
+    ASSERT_LT(i, cls.size());
+    const double m0 = mu[i - 1].as_double(), c0 = cls[i - 1].as_double();
+    const double crossing = m0 + (0.05 - c0) * (mu[i].as_double() - m0) / (cls[i].as_double() - c0);
+    EXPECT_NEAR(crossing, gd["obs"].as_double(), 1e-9);
     auto s = run("significance " + example());
     ASSERT_EQ(s.rc, 0) << s.out;
     auto sd = json::parse(s.out);
@@ -164,6 +181,7 @@ TEST(Cli, ScanPatchFilesAndPatchSet) {
     EXPECT_EQ(res[1]["name"].as_string(), "strong");
     EXPECT_GT(res[0]["CLs_obs"].as_double(), res[1]["CLs_obs"].as_double());
     EXPECT_EQ(doc["summary"]["n_patches"].as_double(), 2.0);
+    EXPECT_EQ(doc.as_object().find("labels"), nullptr);  // plain patches have no labels
 
     auto p = run("scan " + example() + " " + (dir / "patchset.json").string() + " --upper-limit");
     ASSERT_EQ(p.rc, 0) << p.out;
@@ -172,6 +190,7 @@ TEST(Cli, ScanPatchFilesAndPatchSet) {
     ASSERT_EQ(pr.size(), 2u);
     EXPECT_EQ(pr[0]["name"].as_string(), "m100");
     EXPECT_EQ(pr[0]["values"][0].as_double(), 100.0);
+    EXPECT_EQ(pd["labels"][0].as_string(), "m");  // the PatchSet's labels name the values (plot axes)
     // m100 is the example's own signal: the same CLs and limit as the workspace itself.
     const auto ref = json::parse_file(reference("example.json").string());
     EXPECT_LE(rel(pr[0]["CLs_obs"].as_double(), ref["CLs_obs"].as_double()), 1e-4);
