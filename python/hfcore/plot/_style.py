@@ -78,9 +78,9 @@ def experiment_label(ax, experiment=None, text=None, lumi=None, com=None):
             ax.text(0.0, 1.01, tex_escape(text), transform=ax.transAxes, ha="left", va="bottom")
         return
     params = inspect.signature(mplhep.label.exp_label).parameters
-    kw = {"exp": experiment, "loc": 0, "ax": ax, "data": True, "lumi": lumi}
+    kw = {"exp": experiment, "loc": 0, "ax": ax, "data": True, "lumi": None if lumi is None else f"{lumi:g}"}
     kw["text" if "text" in params else "label"] = text or ""
-    kw["com"] = com if com is not None else (None if lumi is None else 13)
+    kw["com"] = f"{com:g}" if com is not None else (None if lumi is None else "13")
     if kw["com"] is None and "com" in params:
         kw.pop("com")
         kw["rlabel"] = ""

@@ -73,7 +73,7 @@ def read(result, pattern=None, axes=(0, 1)):
     rows = results.items(min_length=1)
     labels = root["labels"].list() if kind == "scan" and root.has("labels") and not isinstance(doc, list) else None
     regex, names = pattern_regex(pattern) if pattern else (None, None)
-    out = {"names": [], "xy": [], "obs": [], "exp": [], "ok": []}
+    out = {"names": [], "xy": [], "obs": [], "exp": [], "ok": [], "converged": []}
     for row in rows:
         name = row["name"].str()
         if regex is not None:
@@ -98,10 +98,12 @@ def read(result, pattern=None, axes=(0, 1)):
         out["names"].append(name)
         out["xy"].append(xy)
         out["ok"].append(ok)
+        out["converged"].append(ok and row.get("converged", True).bool())
         out["obs"].append(row["CLs_obs"].num() if ok else np.nan)
         out["exp"].append(row["CLs_exp"].nums(length=5) if ok else [np.nan] * 5)
     out = {k: np.asarray(v, dtype=float if k in ("xy", "obs", "exp") else None) for k, v in out.items()}
     out["ok"] = out["ok"].astype(bool)
+    out["converged"] = out["converged"].astype(bool)
     if names is None:
         names = [labels[axes[0]], labels[axes[1]]] if labels and len(labels) > max(axes) else ["x", "y"]
     out["axes"] = names
@@ -173,6 +175,10 @@ def contour(result, *, pattern=None, axes=(0, 1), level=0.05, xlabel=None, ylabe
                 for (x, y), c in zip(xy[ok], pts["obs"][ok]):
                     ax.annotate(f"{c:.2g}", (x, y), xytext=(2, 2), textcoords="offset points", fontsize=7,
                                 color="0.3")
+        unsure = ok & ~pts["converged"]
+        if unsure.any():  # kept in the interpolation, but a reader should know
+            handles.append(ax.plot(xy[unsure, 0], xy[unsure, 1], "o", mfc="none", mec="#e76300", ms=8, mew=1.5,
+                                   zorder=4, label="Fit not converged")[0])
         if (~ok).any():
             handles.append(ax.plot(xy[~ok, 0], xy[~ok, 1], "x", color="red", ms=7, mew=2, zorder=4,
                                    label="Failed points")[0])

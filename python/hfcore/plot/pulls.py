@@ -3,6 +3,7 @@ uncertainty over the same width, one row per parameter, the +-1 / +-2 bands draw
 
 import re
 
+import matplotlib
 import numpy as np
 
 from . import _style
@@ -35,9 +36,14 @@ def pages(n, per_page):
     return [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
 
 
-def row_height(n):
-    """Figure height (inches) for n parameter rows: names stay readable, short lists stay compact."""
-    return 1.6 + 0.28 * max(n, 4)
+def list_figsize(names, plot_width=4.5, extra_height=0.0):
+    """(width, height) in inches of a figure with one row per name, for the current style's font size: rows
+    1.45 font heights apart, room for the longest name beside a plot_width-inch plot (at 14 pt)."""
+    k = matplotlib.rcParams["font.size"] / 14.0
+    longest = max((len(n) for n in names), default=10)
+    width = plot_width * k + 0.12 * k * longest + 0.6
+    height = (1.3 + 1.45 * 14 / 72 * max(len(names), 4)) * k + extra_height * k
+    return width, height
 
 
 def read(result):
@@ -61,11 +67,11 @@ def draw_bands(ax, n, lim=(-2, 2)):
     ax.axvline(0, color="0.2", lw=0.8, ls="--", zorder=1)
 
 
-def name_axis(ax, names, fontsize=None):
-    """Parameter names on the y axis, the first at the top."""
+def name_axis(ax, names):
+    """Parameter names on the y axis (in the style's text size), the first at the top."""
     n = len(names)
     ax.set_yticks(np.arange(n))
-    ax.set_yticklabels([_style.tex_escape(s) for s in names], fontsize=fontsize)
+    ax.set_yticklabels([_style.tex_escape(s) for s in names], fontsize="medium")
     ax.set_ylim(n - 0.5, -0.5)
     ax.tick_params(axis="y", which="both", left=False, right=False)
 
@@ -87,7 +93,8 @@ def pulls_pages(result, *, include=None, exclude=None, per_page=PER_PAGE, xlim=N
         pull = np.array([r[1] for r in part])
         cons = np.array([r[2] for r in part])
         with _style.style(style):
-            fig, ax = _style.figure(style, figsize=(width or 7.5, row_height(len(part))))
+            w, h = list_figsize(names)
+            fig, ax = _style.figure(style, figsize=(width or w, h))
             draw_bands(ax, len(part))
             y = np.arange(len(part))
             ax.errorbar(pull, y, xerr=np.nan_to_num(cons), fmt="o", color="black", ms=5, lw=1.5, capsize=0,

@@ -7,10 +7,11 @@ import warnings
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from . import _style
 from ._io import Node, PlotInputError, expect_kind, load
-from .pulls import name_axis, pages, row_height, select
+from .pulls import list_figsize, name_axis, pages, select
 
 TOP = 20  # parameters shown by default, as impact plots in notes do
 # Post-fit impacts filled, pre-fit ones as darker outlines (visible where the two coincide): +1 blue, -1 cyan.
@@ -80,10 +81,11 @@ def ranking(result, **kw):
 
 def _page(rows, reach, poi_tex, poi_hat, poi_unc, width, style, experiment, text, lumi, com):
     n = len(rows)
-    legend_in = 1.45
-    height = row_height(n) + legend_in
+    names = [r["name"] + ("" if r["constrained"] else " (free)") for r in rows]
     with _style.style(style):
-        fig, ax = _style.figure(style, figsize=(width or 8.0, height))
+        w, height = list_figsize(names, plot_width=5.0, extra_height=1.6)  # the legend above
+        legend_in = height - list_figsize(names, plot_width=5.0)[1]
+        fig, ax = _style.figure(style, figsize=(width or w, height))
         imp = ax.twiny()
         y = np.arange(n)
         h = 0.72
@@ -99,6 +101,7 @@ def _page(rows, reach, poi_tex, poi_hat, poi_unc, width, style, experiment, text
         }
         imp.axvline(0, color="0.3", lw=0.8, zorder=2)
         imp.set_xlim(-reach, reach)
+        imp.xaxis.set_major_locator(MaxNLocator(nbins=6, symmetric=True))
         imp.set_xlabel(rf"$\Delta${poi_tex}", loc="right")
         imp.minorticks_on()
         imp.tick_params(axis="y", which="both", left=False, right=False)
@@ -118,7 +121,7 @@ def _page(rows, reach, poi_tex, poi_hat, poi_unc, width, style, experiment, text
         ax.set_xlabel(r"$(\hat{\theta} - \theta_0)\,/\,\Delta\theta$", loc="right")
         ax.tick_params(axis="x", which="both", top=False)
         imp.tick_params(axis="x", which="both", bottom=False)
-        name_axis(ax, [r["name"] + ("" if r["constrained"] else " (free)") for r in rows])
+        name_axis(ax, names)
         imp.set_ylim(ax.get_ylim())
         bad = [i for i, r in enumerate(rows) if not r["converged"]]
         for i in bad:
@@ -140,9 +143,11 @@ def _page(rows, reach, poi_tex, poi_hat, poi_unc, width, style, experiment, text
         if np.isfinite(poi_unc):
             title += rf" $\pm$ {poi_unc:.2g}"
         # The legend right above the top axis' label, the experiment label above the legend.
+        fig.draw_without_rendering()  # places the tick labels and the axis label, measured next
         renderer = fig.canvas.get_renderer()
         pos = ax.get_position()
-        top = imp.get_tightbbox(renderer).y1 / fig.bbox.height
+        above = [imp.xaxis.label] + [t for t in imp.get_xticklabels() if t.get_text()]
+        top = max(t.get_window_extent(renderer).y1 for t in above) / fig.bbox.height
         legend = fig.legend(handles=handles, loc="lower center", ncol=2, title=title, fontsize="small",
                             bbox_to_anchor=((pos.x0 + pos.x1) / 2, top + 0.005), bbox_transform=fig.transFigure)
         if experiment or text:
