@@ -4,7 +4,7 @@ the limits where the curves cross it."""
 import numpy as np
 
 from . import _style
-from ._io import Node, PlotInputError, describe, expect_kind, load
+from ._io import Node, PlotInputError, expect_kind, load
 
 _HINT = "Run `hfcore upper-limit WORKSPACE --scan LO,HI,N`: with --scan it writes the CLs curve it scanned."
 
@@ -89,4 +89,4 @@ def brazil(result, *, poi_name=None, level=None, logy=False, xlabel=None, ylabel
     return fig
 
 
-__all__ = ["brazil", "read", "describe"]
+__all__ = ["brazil", "read"]

@@ -11,6 +11,8 @@ import re
 import warnings
 
 import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from scipy.interpolate import griddata
 from scipy.spatial import QhullError
 from scipy.stats import norm
@@ -158,15 +160,11 @@ def contour(result, *, pattern=None, axes=(0, 1), level=0.05, xlabel=None, ylabe
         handles = []
         if np.nanmax(band) > 0:
             ax.contourf(X, Y, band, levels=[0, np.nanmax(band) + 1], colors=[_style.YELLOW])
-        from matplotlib.patches import Patch
-        from matplotlib.lines import Line2D
-
         cs_exp = ax.contour(X, Y, Ze, levels=[zc], colors="#1f3d99", linestyles="--", linewidths=2.2)
         cs_obs = ax.contour(X, Y, Zo, levels=[zc], colors="#d40000", linestyles="-", linewidths=2.8)
         handles += [Line2D([], [], color="#d40000", lw=2.8, label="Observed limit"),
                     Line2D([], [], color="#1f3d99", lw=2.2, ls="--", label="Expected limit"),
                     Patch(color=_style.YELLOW, label=r"Expected $\pm\mathrm{1}\sigma_\mathrm{exp}$")]
-        marks = []
         if show_points:
             s = ax.plot(xy[ok, 0], xy[ok, 1], "o", color="0.45", ms=3.5, mew=0, zorder=3,
                         label="Signal points")[0]

@@ -61,7 +61,8 @@ def read(result):
     return rows, skipped
 
 
-def draw_bands(ax, n, lim=(-2, 2)):
+def draw_bands(ax):
+    """The +-1 (green) and +-2 (yellow) bands of pulls, and the line at 0."""
     ax.axvspan(-2, 2, color=_style.YELLOW, lw=0, zorder=0)
     ax.axvspan(-1, 1, color=_style.GREEN, lw=0, zorder=0)
     ax.axvline(0, color="0.2", lw=0.8, ls="--", zorder=1)
@@ -95,7 +96,7 @@ def pulls_pages(result, *, include=None, exclude=None, per_page=PER_PAGE, xlim=N
         with _style.style(style):
             w, h = list_figsize(names)
             fig, ax = _style.figure(style, figsize=(width or w, h))
-            draw_bands(ax, len(part))
+            draw_bands(ax)
             y = np.arange(len(part))
             ax.errorbar(pull, y, xerr=np.nan_to_num(cons), fmt="o", color="black", ms=5, lw=1.5, capsize=0,
                         zorder=3)
