@@ -52,7 +52,13 @@ def _order(channels):
     names = sorted({s for c in channels for s in c["samples"]})
     totals = {s: sum(c["yields"][c["samples"].index(s)].sum() for c in channels if s in c["samples"]) for s in names}
     shown = [s for s in names if totals[s] > 0]
-    colours = {s: _style.SAMPLE_COLOURS[i % len(_style.SAMPLE_COLOURS)] for i, s in enumerate(names)}
+    palette = _style.SAMPLE_COLOURS
+    if len(names) > len(palette):  # more samples than the 10 colours: tab20's, then its shades, all distinct
+        import matplotlib
+
+        palette = palette + [matplotlib.colors.to_hex(c) for c in matplotlib.colormaps["tab20"].colors]
+        palette += [matplotlib.colors.to_hex(c) for c in matplotlib.colormaps["tab20b"].colors]
+    colours = {s: palette[i % len(palette)] for i, s in enumerate(names)}
     return sorted(shown, key=lambda s: -totals[s]), colours
 
 
