@@ -58,16 +58,30 @@ inline double shifted_cholesky(const std::vector<double>& h, std::size_t n, std:
     return -1.0;
 }
 
-// Inverse of a symmetric positive definite matrix from its Cholesky factor.
+// Inverse of a symmetric positive definite matrix from its Cholesky factor: W = L^-1 (forward substitution,
+// row by row), then A^-1 = W^T W, both walking rows (a third of the work of n solves, and cache-friendly).
 inline std::vector<double> cholesky_inverse(const std::vector<double>& l, std::size_t n) {
-    std::vector<double> inv(n * n, 0.0);
-    std::vector<double> e(n);
-    for (std::size_t j = 0; j < n; ++j) {
-        std::fill(e.begin(), e.end(), 0.0);
-        e[j] = 1.0;
-        auto col = cholesky_solve(l, n, e);
-        for (std::size_t i = 0; i < n; ++i) inv[i * n + j] = col[i];
+    std::vector<double> w(n * n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double d = 1.0 / l[i * n + i];
+        w[i * n + i] = d;
+        // Row i of W: w_ij = -(sum_{k=j}^{i-1} l_ik w_kj) / l_ii for j < i.
+        for (std::size_t k = 0; k < i; ++k) {
+            const double lik = l[i * n + k];
+            if (lik == 0.0) continue;
+            for (std::size_t j = 0; j <= k; ++j) w[i * n + j] -= lik * w[k * n + j];
+        }
+        for (std::size_t j = 0; j < i; ++j) w[i * n + j] *= d;
     }
+    std::vector<double> inv(n * n, 0.0);
+    for (std::size_t k = 0; k < n; ++k)  // inv += w_k^T w_k over the rows k of W (w_kj nonzero for j <= k)
+        for (std::size_t i = 0; i <= k; ++i) {
+            const double wki = w[k * n + i];
+            if (wki == 0.0) continue;
+            for (std::size_t j = 0; j <= i; ++j) inv[i * n + j] += wki * w[k * n + j];
+        }
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < i; ++j) inv[j * n + i] = inv[i * n + j];
     return inv;
 }
 

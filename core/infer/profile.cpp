@@ -1,9 +1,10 @@
 // Profile-likelihood scans of one or two parameters. Every grid point is a fit with the scanned parameters held
-// (fixed_fits.hpp), started from the free fit's linear prediction; then, along the grid, each point is refitted
+// (fixed_fits.hpp), warm-started along the grid outward from the free fit's minimum; then each point is refitted
 // from its neighbours' minima (moved to its own values) and the lowest is kept, so a scan never stays in a
 // basin that a neighbour shows to be higher (only neighbours whose minima lie in another basin are tried). A point below the free fit redoes the free fit and the scan.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -90,6 +91,57 @@ std::pair<std::optional<double>, std::optional<double>> crossings(const std::vec
     return r;
 }
 
+// The grid's points fitted in rings of one standard deviation around the free fit's minimum, outward: the
+// innermost ring starts from the free fit's linear prediction, every later one from the nearest point already
+// fitted (moved along the covariance), so that far points start next to their answer. Each ring is one batch.
+template <class FixedAt>
+std::vector<detail::FixedFitOutcome> outward_from_minimum(detail::FixedFits& ff, const std::vector<Axis>& axes,
+                                                          std::size_t npts, const FixedAt& fixed_at) {
+    const FitResult& free = ff.free_fit();
+    // Distance of every point from the minimum in units of each scanned parameter's uncertainty.
+    auto scaled = [&](const detail::FixedValues& f, std::size_t a) {
+        const auto i = static_cast<std::size_t>(f[a].first);
+        const double w = free.uncertainties[i] > 0 ? free.uncertainties[i] : 1.0;
+        return (f[a].second - free.bestfit[i]) / w;
+    };
+    std::vector<double> dist(npts, 0.0);
+    for (std::size_t j = 0; j < npts; ++j) {
+        const auto f = fixed_at(j);
+        for (std::size_t a = 0; a < axes.size(); ++a) dist[j] = std::max(dist[j], std::fabs(scaled(f, a)));
+    }
+    std::vector<detail::FixedFitOutcome> out(npts);
+    std::vector<std::size_t> done;
+    for (int ring = 0; done.size() < npts; ++ring) {
+        std::vector<std::size_t> members;
+        for (std::size_t j = 0; j < npts; ++j)
+            if (dist[j] < ring + 1 && (ring == 0 || dist[j] >= ring)) members.push_back(j);
+        if (members.empty()) continue;
+        std::vector<detail::FixedFitProblem> problems;
+        for (std::size_t j : members) {
+            const auto f = fixed_at(j);
+            const detail::FixedFitOutcome* near = nullptr;
+            double best_d = std::numeric_limits<double>::infinity();
+            for (std::size_t k : done) {
+                if (!out[k].converged) continue;
+                const auto g = fixed_at(k);
+                double d = 0.0;
+                for (std::size_t a = 0; a < axes.size(); ++a) d = std::max(d, std::fabs(scaled(f, a) - scaled(g, a)));
+                if (d < best_d) {
+                    best_d = d;
+                    near = &out[k];
+                }
+            }
+            problems.push_back({f, ring == 0 || !near ? std::vector<double>{} : ff.predicted_start(f, &near->bestfit)});
+        }
+        auto outs = ff.run(problems);
+        for (std::size_t m = 0; m < members.size(); ++m) {
+            out[members[m]] = std::move(outs[m]);
+            done.push_back(members[m]);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 ProfileResult profile_scan(const Model& model, const std::vector<double>& data, const std::vector<ScanAxis>& axes_in,
@@ -118,9 +170,7 @@ ProfileResult profile_scan(const Model& model, const std::vector<double>& data, 
     ProfileResult r;
     std::vector<detail::FixedFitOutcome> best;
     for (;;) {
-        std::vector<detail::FixedFitProblem> problems(npts);
-        for (std::size_t j = 0; j < npts; ++j) problems[j].fixed = fixed_at(j);
-        best = ff.run(problems);
+        best = outward_from_minimum(ff, axes, npts, fixed_at);
         // Along the grid: each point again from its neighbours' minima, until no point improves.
         for (int sweep = 0; sweep < 4; ++sweep) {
             std::vector<detail::FixedFitProblem> again;
