@@ -1,4 +1,5 @@
 // `hfcore fit`: pyhf fit - maximum-likelihood fit of every free parameter; --minos adds asymmetric intervals.
+#include <filesystem>
 #include <memory>
 
 #include "command.hpp"
@@ -30,6 +31,11 @@ const hf::cli::Register reg(
             ->delimiter(',');
         o->fits.add_to(sub);
         return [o]() {
+            // `fit --minos a b WS`: --minos takes every name that follows, the workspace too; take it back.
+            if (o->model.workspace == "-" && o->minos.size() > 1 && std::filesystem::is_regular_file(o->minos.back())) {
+                o->model.workspace = o->minos.back();
+                o->minos.pop_back();
+            }
             auto backend = o->model.make_backend();
             auto lm = hf::cli::load_model(o->model, backend);
             hf::infer::FitOptions fo;

@@ -32,9 +32,13 @@ const hf::cli::Register reg(
         auto o = std::make_shared<Options>();
         o->model.add_to(sub);
         o->fits.add_to(sub);
+        // One value per occurrence, so a workspace after them stays the positional argument.
         sub.add_option("--par", o->pars, "Parameter to scan (par_names entry, e.g. mu or gamma[2]); once or twice")
-            ->required();
-        sub.add_option("--range", o->ranges, "LO,HI,N for the --par of the same position")->required();
+            ->required()
+            ->allow_extra_args(false);
+        sub.add_option("--range", o->ranges, "LO,HI,N for the --par of the same position")
+            ->required()
+            ->allow_extra_args(false);
         return [o]() {
             if (o->pars.size() != o->ranges.size())
                 throw hf::InputError("profile", "--range", "give one --range per --par (" + std::to_string(o->pars.size()) +

@@ -202,7 +202,7 @@ TEST_F(Engine, CliOutputsTheIssuesKeys) {
     has(j["channels"][0], {"name", "samples", "total", "total_stdev", "data"});
     has(j["channels"][0]["samples"][0], {"name", "yields"});
 
-    r = run_cli("profile " + ws + " --par mu --range 0,3,7");
+    r = run_cli("profile --par mu --range 0,3,7 " + ws);  // options before the workspace too
     ASSERT_EQ(r.rc, 0) << r.err;
     j = json::parse(r.out);
     has(j, {"pars", "points", "intervals"});
@@ -213,6 +213,9 @@ TEST_F(Engine, CliOutputsTheIssuesKeys) {
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(json::parse(r.out)["points"].as_array().size(), 9u);
 
+    r = run_cli("fit --minos mu jes " + ws);  // --minos takes names up to the workspace
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(json::parse(r.out)["minos"].as_object().size(), 2u);
     r = run_cli("fit " + ws + " --minos mu,jes");
     ASSERT_EQ(r.rc, 0) << r.err;
     j = json::parse(r.out);
