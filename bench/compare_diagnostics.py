@@ -97,43 +97,10 @@ def hfcore_json(exe, args):
     return json.loads(p.stdout)
 
 
-def run_one(name, path, args):
+def cabinetry_ranking(row, args, model, data, fr, t_nominal, ours, sigma_poi):
+    """cabinetry.fit.ranking's fits for the --cabinetry-pars largest impacts, extrapolated to every parameter."""
     import cabinetry
-    import nextstat
-    import numpy as np
-    import pyhf
 
-    logging.disable(logging.WARNING)
-    row = {"name": name}
-    spec = json.load(open(path))
-    model, data = cabinetry.model_utils.model_and_data(spec)
-    ns_model = nextstat.HistFactoryModel.from_workspace(open(path).read())
-    poi_name = model.config.poi_name
-    row["n_pars"] = model.config.npars
-
-    # ---- ranking
-    t, times, cpu, hf = timed(lambda: hfcore_json(args.hfcore, ["ranking", path]), args.reps)
-    row["hfcore_ranking_s"], row["hfcore_ranking_runs"], row["hfcore_ranking_cpu_s"] = t, times, cpu
-    row["hfcore_ranking_fits"] = hf["n_fits"]
-    row["hfcore_ranking_converged"] = hf["converged"]
-    t, times, cpu, ns = timed(lambda: nextstat.ranking(ns_model), args.reps)
-    row["nextstat_ranking_s"], row["nextstat_ranking_runs"], row["nextstat_ranking_cpu_s"] = t, times, cpu
-    sigma_poi = hf["poi_uncertainty"]
-    ours = {e["name"]: e for e in hf["ranking"]}
-    worst, compared = 0.0, 0
-    for e in ns:
-        o = ours.get(e["name"])
-        if o is None:
-            continue
-        compared += 1
-        worst = max(worst, abs(e["delta_mu_up"] - o["impact_postfit_up"]), abs(e["delta_mu_down"] - o["impact_postfit_down"]))
-    row["nextstat_vs_hfcore_postfit_impact_max_diff_in_sigma_poi"] = worst / sigma_poi if sigma_poi > 0 else None
-    row["nextstat_ranking_compared"] = compared
-
-    # cabinetry: nominal fit + the four fits of a few parameters (cabinetry.fit.ranking's own loop body)
-    t0 = time.perf_counter()
-    fr = cabinetry.fit.fit(model, data)
-    t_nominal = time.perf_counter() - t0
     labels = model.config.par_names
     poi = model.config.poi_index
     prefit = cabinetry.model_utils.prefit_uncertainties(model)
@@ -167,6 +134,52 @@ def run_one(name, path, args):
     row["cabinetry_ranking_total_fits"] = n_total_fits
     row["cabinetry_vs_hfcore_impact_max_diff_in_sigma_poi"] = cab_worst / sigma_poi if sigma_poi > 0 else None
 
+
+def run_one(name, path, args):
+    import cabinetry
+    import nextstat
+    import numpy as np
+    import pyhf
+
+    logging.disable(logging.WARNING)
+    row = {"name": name}
+    spec = json.load(open(path))
+    model, data = cabinetry.model_utils.model_and_data(spec)
+    ns_model = nextstat.HistFactoryModel.from_workspace(open(path).read())
+    poi_name = model.config.poi_name
+    row["n_pars"] = model.config.npars
+
+    # ---- ranking
+    t, times, cpu, hf = timed(lambda: hfcore_json(args.hfcore, ["ranking", path]), args.reps)
+    row["hfcore_ranking_s"], row["hfcore_ranking_runs"], row["hfcore_ranking_cpu_s"] = t, times, cpu
+    row["hfcore_ranking_fits"] = hf["n_fits"]
+    row["hfcore_ranking_converged"] = hf["converged"]
+    t, times, cpu, ns = timed(lambda: nextstat.ranking(ns_model), args.reps)
+    row["nextstat_ranking_s"], row["nextstat_ranking_runs"], row["nextstat_ranking_cpu_s"] = t, times, cpu
+    sigma_poi = hf["poi_uncertainty"]
+    ours = {e["name"]: e for e in hf["ranking"]}
+    worst, compared = 0.0, 0
+    for e in ns:
+        o = ours.get(e["name"])
+        if o is None:
+            continue
+        compared += 1
+        worst = max(worst, abs(e["delta_mu_up"] - o["impact_postfit_up"]), abs(e["delta_mu_down"] - o["impact_postfit_down"]))
+    row["nextstat_vs_hfcore_postfit_impact_max_diff_in_sigma_poi"] = worst / sigma_poi if sigma_poi > 0 else None
+    row["nextstat_ranking_compared"] = compared
+
+    # cabinetry: nominal fit + the four fits of a few parameters (cabinetry.fit.ranking's own loop body).
+    # Its nominal fit can fail where pyhf's does (eRJR); hfcore and NextStat are still compared then.
+    t0 = time.perf_counter()
+    try:
+        fr = cabinetry.fit.fit(model, data)
+    except Exception as exc:  # noqa: BLE001 - cabinetry raises when Minuit's minimum is invalid
+        row["cabinetry_error"] = f"nominal fit: {exc}"
+        fr = None
+    t_nominal = time.perf_counter() - t0
+    if fr is not None:
+        cabinetry_ranking(row, args, model, data, fr, t_nominal, ours, sigma_poi)
+
     # ---- 31-point profile of the POI
     lo_b, hi_b = model.config.suggested_bounds()[poi]
     mu = hf["poi_hat"]
@@ -185,11 +198,12 @@ def run_one(name, path, args):
     row["nextstat_vs_hfcore_profile_max_diff"] = max(abs(a - b) for a, b in zip(ns_delta, ours_delta))
     row["nextstat_profile_min_vs_hfcore_twice_nll"] = 2 * min(ns_min, nsp["nll_hat"]) - hp["twice_nll_min"]
     # cabinetry.fit.scan: one Minuit fit per point from the suggested init; 4 points timed, extrapolated to 31
-    t0 = time.perf_counter()
-    cabinetry.fit.scan(model, data, poi_name, par_range=(grid[0], grid[3]), n_steps=4)
-    t4 = time.perf_counter() - t0  # includes its own nominal fit
-    row["cabinetry_profile_s"] = t4 - t_nominal + (t4 - t_nominal) / 4 * (SCAN_POINTS - 4) + t_nominal
-    row["cabinetry_profile_extrapolated_from_points"] = 4
+    if fr is not None:
+        t0 = time.perf_counter()
+        cabinetry.fit.scan(model, data, poi_name, par_range=(grid[0], grid[3]), n_steps=4)
+        t4 = time.perf_counter() - t0  # includes its own nominal fit
+        row["cabinetry_profile_s"] = t4 - t_nominal + (t4 - t_nominal) / 4 * (SCAN_POINTS - 4) + t_nominal
+        row["cabinetry_profile_extrapolated_from_points"] = 4
     del pyhf, np
     return row
 
@@ -204,12 +218,17 @@ def markdown(rows):
         if "error" in r:
             lines.append(f"| {r['name']} | error: {r['error']} |")
             continue
+        if "cabinetry_ranking_s" in r:
+            cab = f"{r['cabinetry_ranking_s']:.0f} s"
+            cab_ratio = f"{r['cabinetry_ranking_s'] / r['hfcore_ranking_s']:.0f}x"
+        else:  # its nominal fit failed (the error is in the JSON)
+            cab, cab_ratio = "fit failed", "-"
         lines.append(
             f"| {r['name']} | {r['n_pars']} | {r['hfcore_ranking_fits']} | {r['hfcore_ranking_s']:.3f} s | "
-            f"{r['nextstat_ranking_s']:.2f} s | {r['cabinetry_ranking_s']:.0f} s | "
+            f"{r['nextstat_ranking_s']:.2f} s | {cab} | "
             f"{r['nextstat_ranking_s'] / r['hfcore_ranking_s']:.0f}x "
             f"({r['nextstat_ranking_cpu_s'] / r['hfcore_ranking_cpu_s']:.0f}x) | "
-            f"{r['cabinetry_ranking_s'] / r['hfcore_ranking_s']:.0f}x | {r['hfcore_profile_s']:.3f} s | "
+            f"{cab_ratio} | {r['hfcore_profile_s']:.3f} s | "
             f"{r['nextstat_profile_s']:.2f} s | {r['nextstat_profile_s'] / r['hfcore_profile_s']:.0f}x "
             f"({r['nextstat_profile_cpu_s'] / r['hfcore_profile_cpu_s']:.0f}x) |")
     lines.append("")
