@@ -63,7 +63,7 @@ json::Value cmd_load(const json::Value& req) {
     const auto t0 = Clock::now();
     const std::string id = get_string(req, "id", "default");
     hf::LoadOptions lo;
-    lo.precision = get_string(req, "precision", "64b");
+    lo.precision = hf::parse_precision(get_string(req, "precision", "64b"));
     Loaded l;
     l.backend = hf::load_backend(get_string(req, "backend", "cpu"), lo);
     if (const auto* syn = req.find("synthetic")) {
@@ -150,7 +150,7 @@ json::Value cmd_time(const json::Value& req) {
     // Fit options for fit / hypotest / upper_limit ("polish": false skips the Newton polish, for profiling).
     hf::infer::HypotestOptions hopts;
     if (const auto* v = req.find("polish"); v && v->is_bool()) hopts.fit.polish = v->as_bool();
-    hopts.fit.algorithm = get_string(req, "algorithm", hopts.fit.algorithm);
+    hopts.fit.algorithm = hf::infer::parse_fit_algorithm(get_string(req, "algorithm", "auto"));
     hopts.fit.tolerance = get_number(req, "tolerance", hopts.fit.tolerance);
 
     // fn is what is timed; report() reads what its last call left (after the timing, so that a slow task is

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "command.hpp"
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
 #include "hfcore/json.hpp"
 
 namespace {

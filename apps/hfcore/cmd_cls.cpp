@@ -3,6 +3,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "progress_bar.hpp"
 
 namespace {
 
@@ -20,7 +21,7 @@ const hf::cli::Register reg(
             auto backend = o->model.make_backend();
             auto lm = hf::cli::load_model(o->model, backend);
             auto opts = o->infer.hypotest_options();
-            hf::infer::ProgressBar bar("toys", 2 * opts.ntoys, opts.calctype == hf::infer::CalcType::toybased);
+            hf::cli::ProgressBar bar("toys", 2 * opts.ntoys, opts.calctype == hf::infer::CalcType::toybased);
             if (opts.calctype == hf::infer::CalcType::toybased) opts.progress = bar.callback();
             auto r = hf::infer::hypotest(o->infer.test_poi, *lm.model, lm.data, opts);
             bar.finish();

@@ -10,6 +10,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "progress_bar.hpp"
 
 namespace {
 
@@ -111,7 +112,7 @@ const hf::cli::Register reg(
 
             std::vector<hf::json::Value> results(jobs.size());
             std::atomic<std::size_t> next{0};
-            hf::infer::ProgressBar bar("scan", static_cast<std::int64_t>(jobs.size()));
+            hf::cli::ProgressBar bar("scan", static_cast<std::int64_t>(jobs.size()));
             auto worker = [&](int t) {
                 for (std::size_t j = next++; j < jobs.size(); j = next++) {
                     results[j] = run_job(jobs[j], bkg, *o, backends[t]);

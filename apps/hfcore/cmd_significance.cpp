@@ -4,6 +4,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "progress_bar.hpp"
 
 namespace {
 
@@ -23,7 +24,7 @@ const hf::cli::Register reg(
             auto lm = hf::cli::load_model(o->model, backend);
             auto opts = o->infer.hypotest_options();
             opts.test_stat = hf::infer::TestStat::q0;
-            hf::infer::ProgressBar bar("toys", 2 * opts.ntoys, opts.calctype == hf::infer::CalcType::toybased);
+            hf::cli::ProgressBar bar("toys", 2 * opts.ntoys, opts.calctype == hf::infer::CalcType::toybased);
             if (opts.calctype == hf::infer::CalcType::toybased) opts.progress = bar.callback();
             auto r = hf::infer::hypotest(0.0, *lm.model, lm.data, opts);
             bar.finish();

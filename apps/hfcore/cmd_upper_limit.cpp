@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "progress_bar.hpp"
 
 namespace {
 
@@ -72,7 +73,7 @@ const hf::cli::Register reg(
             hf::infer::UpperLimitResult r;
             if (!o->scan.empty()) {
                 auto grid = parse_scan(o->scan);
-                hf::infer::ProgressBar bar("scan", static_cast<std::int64_t>(grid.size()));
+                hf::cli::ProgressBar bar("scan", static_cast<std::int64_t>(grid.size()));
                 opts.progress = bar.callback();
                 r = hf::infer::upper_limit_scan(*lm.model, lm.data, grid, o->level, opts);
             } else {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "cmd_workspace_io.hpp"
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
 
 namespace hf::cli {
 
@@ -28,7 +28,7 @@ void ModelOptions::add_to(CLI::App& sub, bool with_workspace) {
 
 BackendPtr ModelOptions::make_backend() const {
     LoadOptions lo;
-    lo.precision = precision.size() == 2 ? precision + "b" : precision;
+    lo.precision = parse_precision(precision);
     lo.device = device;
     return load_backend(backend, lo);
 }
@@ -44,17 +44,10 @@ ModifierSettings parse_interpcodes(const std::string& text) {
         auto eq = item.find('=');
         if (eq == std::string::npos)
             throw InputError("--interpcodes", item, "expected TYPE=CODE, e.g. normsys=code1");
-        std::string type = item.substr(0, eq), code = item.substr(eq + 1);
-        if (type == "normsys") {
-            if (code != "code1" && code != "code4")
-                throw InputError("--interpcodes", item, "normsys interpolation codes are code1 and code4");
-            s.normsys_interpcode = code;
-        } else if (type == "histosys") {
-            if (code != "code0" && code != "code2" && code != "code4p")
-                throw InputError("--interpcodes", item, "histosys interpolation codes are code0, code2 and code4p");
-            s.histosys_interpcode = code;
-        } else {
-            throw InputError("--interpcodes", item, "only normsys and histosys have interpolation codes");
+        try {
+            s.set(item.substr(0, eq), parse_interpcode(item.substr(eq + 1)));
+        } catch (const InputError& e) {
+            throw InputError("--interpcodes", item, e.detail());
         }
     }
     return s;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
 #include "hfcore/model.hpp"
 
 namespace hf::bench {

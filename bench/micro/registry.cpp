@@ -5,7 +5,7 @@
 #include <memory>
 #include <utility>
 
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
 
 namespace hf::bench {
 
@@ -36,7 +36,7 @@ std::vector<BackendChoice> usable_backends() {
         for (const char* prec : {"64b", "32b"}) {
             try {
                 LoadOptions lo;
-                lo.precision = prec;
+                lo.precision = hf::parse_precision(prec);
                 (void)load_backend(p.name, lo);
                 out.push_back({p.name, prec});
             } catch (const std::exception& e) {
@@ -68,7 +68,7 @@ const Workload& workload(const std::string& name, const BackendChoice& backend) 
     auto it = cache.find(key);
     if (it != cache.end()) return *it->second;
     LoadOptions lo;
-    lo.precision = backend.precision;
+    lo.precision = hf::parse_precision(backend.precision);
     BackendPtr b = load_backend(backend.plugin, lo);
     Workload w;
     if (name == "erjr")

@@ -21,9 +21,6 @@ std::vector<double> asimov_data(double asimov_mu, const Model& model, const std:
 
 AsymptoticCalculator::AsymptoticCalculator(const Model& model, std::vector<double> data, HypotestOptions options)
     : model_(model), data_(std::move(data)), options_(std::move(options)) {
-    if (options_.calc_base_dist != "normal" && options_.calc_base_dist != "clipped_normal")
-        throw InputError("", "calc_base_dist",
-                         "unknown base distribution for asymptotics '" + options_.calc_base_dist + "'");
     if (options_.test_stat == TestStat::t || options_.test_stat == TestStat::ttilde)
         throw InputError("", "test_stat",
                          std::string("the asymptotic calculator supports q0, q and qtilde, not ") +
@@ -128,7 +125,7 @@ double AsymptoticCalculator::teststatistic(double poi_test) {
 std::array<double, 3> AsymptoticCalculator::pvalues(double teststat) const {
     if (sqrtqA_ < 0) throw Error("AsymptoticCalculator: call teststatistic(poi_test) first");
     const double cutoff =
-        options_.calc_base_dist == "clipped_normal" ? -sqrtqA_ : -std::numeric_limits<double>::infinity();
+        options_.calc_base_dist == BaseDist::clipped_normal ? -sqrtqA_ : -std::numeric_limits<double>::infinity();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     // s+b: shift -sqrt(q_A); b only: shift 0. p = 1 - Phi(value - shift).
     const double clsb = teststat >= cutoff ? normal_sf(teststat + sqrtqA_) : nan;
@@ -138,7 +135,7 @@ std::array<double, 3> AsymptoticCalculator::pvalues(double teststat) const {
 
 std::array<std::array<double, 3>, 5> AsymptoticCalculator::expected_pvalues() const {
     const double cutoff =
-        options_.calc_base_dist == "clipped_normal" ? -sqrtqA_ : -std::numeric_limits<double>::infinity();
+        options_.calc_base_dist == BaseDist::clipped_normal ? -sqrtqA_ : -std::numeric_limits<double>::infinity();
     std::array<std::array<double, 3>, 5> out{};
     const double nsigmas[5] = {2, 1, 0, -1, -2};
     for (int i = 0; i < 5; ++i) {

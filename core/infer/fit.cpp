@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 #include "infer/dense.hpp"
 #include "infer/problem.hpp"
 
@@ -214,7 +215,7 @@ NewtonOutcome newton_polish(Problem& p, std::vector<double>& y, double& f, doubl
 std::vector<bool> mirror_candidates(const Model& model) {
     const auto np = static_cast<std::size_t>(model.n_pars());
     std::vector<bool> symmetric(np, false), kinked(np, false);
-    const auto& pk = model.packed();
+    const auto& pk = packed_likelihood(model);
     for (std::size_t d = 0; d < pk.delta_kind.size(); ++d) {
         if (pk.delta_kind[d] == kDeltaCode0) kinked[pk.delta_par[d]] = true;
         if ((pk.delta_hi[d] - pk.delta_nom[d]) * (pk.delta_lo[d] - pk.delta_nom[d]) > 0) symmetric[pk.delta_par[d]] = true;
@@ -307,15 +308,11 @@ FitResult run_fit(const Model& model, const Tensor& data, const FitConfig& cfg, 
         throw Error(os.str());
     }
     std::vector<nlopt::algorithm> algs;
-    if (options.algorithm == "auto")
-        algs = {nlopt::LD_LBFGS, nlopt::LD_SLSQP};
-    else if (options.algorithm == "lbfgs")
-        algs = {nlopt::LD_LBFGS};
-    else if (options.algorithm == "slsqp")
-        algs = {nlopt::LD_SLSQP};
-    else
-        throw InputError("fit", "algorithm", "unknown fit algorithm '" + options.algorithm +
-                                                 "' (expected auto, lbfgs or slsqp)");
+    switch (options.algorithm) {
+        case FitAlgorithm::automatic: algs = {nlopt::LD_LBFGS, nlopt::LD_SLSQP}; break;
+        case FitAlgorithm::lbfgs: algs = {nlopt::LD_LBFGS}; break;
+        case FitAlgorithm::slsqp: algs = {nlopt::LD_SLSQP}; break;
+    }
 
     NewtonOutcome newton;
     std::string status;

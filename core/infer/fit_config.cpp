@@ -2,6 +2,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "common/names.hpp"
 #include "hfcore/infer.hpp"
 
 namespace hf::infer {
@@ -14,6 +15,18 @@ std::string index_path(const char* name, std::size_t i) {
     return os.str();
 }
 }  // namespace
+
+namespace {
+const hf::detail::Names<FitAlgorithm, 3> kAlgorithms{
+    {{{FitAlgorithm::automatic, "auto"}, {FitAlgorithm::lbfgs, "lbfgs"}, {FitAlgorithm::slsqp, "slsqp"}}}};
+}  // namespace
+
+FitAlgorithm parse_fit_algorithm(const std::string& name) {
+    return kAlgorithms.parse(name, "fit", "algorithm",
+                             "unknown fit algorithm '" + name + "' (expected " + kAlgorithms.list() + ")");
+}
+
+const char* fit_algorithm_name(FitAlgorithm algorithm) { return kAlgorithms.name(algorithm); }
 
 FitConfig FitConfig::suggested(const Model& model) {
     return FitConfig{model.suggested_init(), model.suggested_bounds(), model.suggested_fixed()};

@@ -2,6 +2,7 @@
 // discovery p-value p0 (CLsb) and its expected band, as pyhf returns.
 #include <string>
 
+#include "common/names.hpp"
 #include "hfcore/infer.hpp"
 #include "infer/toys_internal.hpp"
 
@@ -12,6 +13,17 @@ CalcType parse_calctype(const std::string& name) {
     if (name == "toybased") return CalcType::toybased;
     throw InputError("", "calctype", "unknown calculator '" + name + "' (expected asymptotics or toybased)");
 }
+
+namespace {
+const hf::detail::Names<BaseDist, 2> kBaseDists{
+    {{{BaseDist::normal, "normal"}, {BaseDist::clipped_normal, "clipped_normal"}}}};
+}  // namespace
+
+BaseDist parse_base_dist(const std::string& name) {
+    return kBaseDists.parse(name, "", "calc_base_dist", "unknown base distribution for asymptotics '" + name + "'");
+}
+
+const char* base_dist_name(BaseDist dist) { return kBaseDists.name(dist); }
 
 HypotestResult hypotest(double poi_test, const Model& model, const std::vector<double>& data,
                         const HypotestOptions& options) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 #include "hfcore/infer.hpp"
 #include "infer/stat_internal.hpp"
 #include "infer/toys_internal.hpp"
@@ -17,7 +18,7 @@ Tensor sample_toys(const Model& model, const std::vector<double>& pars, std::int
     auto& be = *model.backend();
     const std::int64_t n_main = model.n_main();
     const std::int64_t width = n_main + model.n_aux();
-    const auto& packed = model.packed();
+    const auto& packed = packed_likelihood(model);
     std::vector<double> sigma(static_cast<std::size_t>(width), 0.0);
     for (std::size_t g = 0; g < packed.gauss_aux.size(); ++g) sigma[n_main + packed.gauss_aux[g]] = packed.gauss_sigma[g];
 

@@ -263,7 +263,7 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
     out.obs = solve(0, low, high);
     out.converged = true;
     for (const auto& r : out.results) out.converged = out.converged && r.converged;
-    if (opts.calctype == CalcType::asymptotics && opts.calc_base_dist == "normal" &&
+    if (opts.calctype == CalcType::asymptotics && opts.calc_base_dist == BaseDist::normal &&
         (opts.test_stat == TestStat::q || opts.test_stat == TestStat::qtilde)) {
         expected_limits_from_asimov(model, data, opts, lim, cache, out);
         return out;

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "hfcore/backend.hpp"
-#include "hfcore/likelihood.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 
 namespace hf::detail {
 

@@ -7,6 +7,8 @@
 
 #include "fallback_likelihood.hpp"
 #include "hfcore/backend.hpp"
+#include "hfcore/plugin/likelihood.hpp"
+#include "modifiers/registry.hpp"
 #include "packer.hpp"
 #include "param_sets.hpp"
 
@@ -49,23 +51,9 @@ struct Model::Impl {
     }
 };
 
-namespace {
-
-void check_settings(const ModelSpec& spec) {
-    const auto& s = spec.settings;
-    if (s.normsys_interpcode != "code1" && s.normsys_interpcode != "code4")
-        throw InputError(spec.source, "modifier_settings.normsys.interpcode",
-                         "'" + s.normsys_interpcode + "' is not allowed for normsys; use code1 or code4");
-    if (s.histosys_interpcode != "code0" && s.histosys_interpcode != "code2" && s.histosys_interpcode != "code4p")
-        throw InputError(spec.source, "modifier_settings.histosys.interpcode",
-                         "'" + s.histosys_interpcode + "' is not allowed for histosys; use code0, code2 or code4p");
-}
-
-}  // namespace
-
 Model::Model(const ModelSpec& spec, BackendPtr backend, ModelOptions options) : impl_(std::make_unique<Impl>()) {
     if (!backend) throw PluginError("Model: no backend");
-    check_settings(spec);
+    detail::check_modifier_settings(spec.settings, spec.source);
     Impl& m = *impl_;
     m.backend = std::move(backend);
     m.settings = spec.settings;
@@ -97,7 +85,7 @@ Model::Model(const ModelSpec& spec, BackendPtr backend, ModelOptions options) : 
     for_pack.index = m.index;
     for_pack.staterror = std::move(ps.staterror);
     m.packed = detail::pack_likelihood(spec, m.layout, for_pack, &m.elem_sample);
-    if (options.prefer_fused) m.likelihood = m.backend->compile_likelihood(m.packed);
+    if (options.prefer_fused) m.likelihood = compile_likelihood(*m.backend, m.packed);
     if (!m.likelihood) m.likelihood = detail::make_fallback_likelihood(*m.backend, m.packed);
 }
 
@@ -143,7 +131,7 @@ std::int64_t Model::n_aux() const { return impl_->packed.n_aux; }
 const std::string& Model::poi_name() const { return impl_->poi; }
 std::int64_t Model::poi_index() const { return impl_->poi_index; }
 const ModifierSettings& Model::modifier_settings() const { return impl_->settings; }
-const PackedLikelihood& Model::packed() const { return impl_->packed; }
+const PackedLikelihood& packed_likelihood(const Model& model) { return model.impl_->packed; }
 const char* Model::implementation() const { return impl_->likelihood->implementation(); }
 
 std::vector<double> Model::suggested_init() const {
@@ -239,7 +227,7 @@ std::vector<double> Model::expected_main_by_sample(const std::vector<double>& pa
         for (std::size_t e = 0; e < pk.elem_bin.size(); ++e)
             pk.elem_bin[e] = static_cast<std::int32_t>(m.elem_sample[e] * pk.n_main + pk.elem_bin[e]);
         pk.n_main *= static_cast<std::int64_t>(m.layout.samples.size());
-        if (m.options.prefer_fused) m.by_sample = m.backend->compile_likelihood(pk);
+        if (m.options.prefer_fused) m.by_sample = compile_likelihood(*m.backend, pk);
         if (!m.by_sample) m.by_sample = detail::make_fallback_likelihood(*m.backend, pk);
     });
     Backend& b = *m.backend;
@@ -249,7 +237,7 @@ std::vector<double> Model::expected_main_by_sample(const std::vector<double>& pa
 std::unique_ptr<Model> Model::clone(BackendPtr backend) const {
     if (!backend) {
         LoadOptions o;
-        o.precision = impl_->backend->precision() == Precision::f32 ? "32b" : "64b";
+        o.precision = impl_->backend->precision();
         backend = load_backend(impl_->backend->name(), o);
     }
     return std::make_unique<Model>(impl_->spec, std::move(backend), impl_->options);

@@ -30,9 +30,11 @@ PackedLikelihood pack_likelihood(const ModelSpec& spec, const Layout& L, const P
     PackedLikelihood pk;
     pk.n_main = L.n_main;
     pk.n_pars = P.sets.empty() ? 0 : P.sets.back().offset + P.sets.back().n;
-    const bool normsys_code1 = spec.settings.normsys_interpcode == "code1";
-    const std::string& hcode = spec.settings.histosys_interpcode;
-    const std::int32_t delta_kind = hcode == "code0" ? kDeltaCode0 : hcode == "code2" ? kDeltaCode2 : kDeltaCode4p;
+    const bool normsys_code1 = spec.settings.normsys_interpcode == InterpCode::code1;
+    const InterpCode hcode = spec.settings.histosys_interpcode;
+    const std::int32_t delta_kind = hcode == InterpCode::code0   ? kDeltaCode0
+                                    : hcode == InterpCode::code2 ? kDeltaCode2
+                                                                 : kDeltaCode4p;
 
     auto par_of = [&](const std::string& name) -> const ParameterSet& { return P.sets[P.index.at(name)]; };
 

@@ -1,7 +1,7 @@
 // Compiles a ModelSpec into the flat PackedLikelihood that every FusedLikelihood evaluates.
 #pragma once
 
-#include "hfcore/likelihood.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 #include "param_sets.hpp"
 
 namespace hf::detail {

@@ -14,7 +14,8 @@
 #include <set>
 #include <sstream>
 
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
+#include "hfcore/plugin/abi.hpp"
 
 #ifndef HFCORE_INSTALL_PLUGIN_DIR
 #define HFCORE_INSTALL_PLUGIN_DIR "/usr/local/lib/hfcore/plugins"
@@ -151,7 +152,7 @@ BackendPtr create_from(const LoadedPlugin& p, const std::string& name, const Loa
     PluginProbe probe = run_probe(p);
     if (!probe.usable) throw PluginError(name + ": unavailable: " + probe.reason + " (" + p.path + ")");
     BackendOptions bo;
-    bo.precision = parse_precision(options.precision);
+    bo.precision = options.precision;
     bo.device = options.device;
     bo.platform = options.platform;
     std::unique_ptr<Backend> b;
@@ -177,12 +178,6 @@ BackendPtr& default_slot() {
 }
 
 }  // namespace
-
-Precision parse_precision(const std::string& s) {
-    if (s == "64b" || s == "64" || s == "f64" || s == "double") return Precision::f64;
-    if (s == "32b" || s == "32" || s == "f32" || s == "float") return Precision::f32;
-    throw InputError("", "precision", "'" + s + "' is not a precision; use 32b or 64b");
-}
 
 std::vector<std::string> plugin_search_path() {
     std::vector<std::string> dirs;

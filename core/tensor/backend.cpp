@@ -1,11 +1,13 @@
-// The checked, non-virtual half of Backend: operand validation, result shapes, allocation, transfer counting.
+// The checked half of Backend: operand validation, result shapes, allocation, transfer counting; the
+// plugin's kernels (PluginBackend) do the arithmetic.
 #include "hfcore/backend.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 #include "broadcast.hpp"
-#include "hfcore/likelihood.hpp"
+#include "hfcore/plugin/backend.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 
 namespace hf {
 
@@ -59,6 +61,8 @@ const char* op_name(ReduceOp op) {
     return names[static_cast<int>(op)];
 }
 
+PluginBackend& Backend::kernels() { return static_cast<PluginBackend&>(*this); }
+
 std::string Backend::description() const {
     return name() + " (" + device_name() + ", " + precision_name(precision_) + ")";
 }
@@ -74,13 +78,13 @@ void Backend::check_owner(const Tensor& x, const char* op) const {
 Tensor Backend::empty(DType dtype, const Shape& shape) {
     for (auto d : shape)
         if (d < 0) throw ShapeError("empty: negative dimension in " + shape_str(shape));
-    return make_tensor(k_alloc(dtype, numel(shape)), dtype, shape);
+    return kernels().make_tensor(kernels().k_alloc(dtype, numel(shape)), dtype, shape);
 }
 
 Tensor Backend::from_host(DType dtype, const Shape& shape, const void* data) {
     Tensor t = empty(dtype, shape);
-    if (t.size() > 0) k_upload(t, data);
-    count_upload(static_cast<std::uint64_t>(t.size()) * dtype_size(dtype));
+    if (t.size() > 0) kernels().k_upload(t, data);
+    kernels().count_upload(static_cast<std::uint64_t>(t.size()) * dtype_size(dtype));
     return t;
 }
 
@@ -102,8 +106,8 @@ Tensor Backend::from_host_index(const std::vector<std::int64_t>& values) {
 
 void Backend::to_host(const Tensor& x, void* out) {
     check_owner(x, "to_host");
-    if (x.size() > 0) k_download(x, out);
-    count_download(static_cast<std::uint64_t>(x.size()) * dtype_size(x.dtype()));
+    if (x.size() > 0) kernels().k_download(x, out);
+    kernels().count_download(static_cast<std::uint64_t>(x.size()) * dtype_size(x.dtype()));
 }
 
 std::vector<double> Backend::to_host_double(const Tensor& x) {
@@ -141,13 +145,13 @@ std::vector<double> Backend::to_host_double(const Tensor& x) {
 
 Tensor Backend::full(const Shape& shape, double value, DType dtype) {
     Tensor t = empty(dtype, shape);
-    if (t.size() > 0) k_fill(t, value);
+    if (t.size() > 0) kernels().k_fill(t, value);
     return t;
 }
 
 Tensor Backend::arange(std::int64_t n, DType dtype) {
     Tensor t = empty(dtype, Shape{n});
-    if (n > 0) k_arange(t);
+    if (n > 0) kernels().k_arange(t);
     return t;
 }
 
@@ -155,7 +159,7 @@ Tensor Backend::cast(const Tensor& x, DType dtype) {
     check_owner(x, "cast");
     if (x.dtype() == dtype) return x;
     Tensor out = empty(dtype, x.shape());
-    if (out.size() > 0) k_cast(x, out);
+    if (out.size() > 0) kernels().k_cast(x, out);
     return out;
 }
 
@@ -176,7 +180,7 @@ Tensor Backend::unary(UnaryOp op, const Tensor& x) {
         default: require_float(x, op_name(op));
     }
     Tensor out = empty(out_dtype, x.shape());
-    if (out.size() > 0) k_unary(op, x, out);
+    if (out.size() > 0) kernels().k_unary(op, x, out);
     return out;
 }
 
@@ -196,7 +200,7 @@ Tensor Backend::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
     }
     Shape shape = detail::broadcast_shapes({a.shape(), b.shape()}, op_name(op));
     Tensor out = empty(out_dtype, shape);
-    if (out.size() > 0) k_binary(op, a, b, out, detail::make_broadcast_plan(shape, {a.shape(), b.shape()}));
+    if (out.size() > 0) kernels().k_binary(op, a, b, out, detail::make_broadcast_plan(shape, {a.shape(), b.shape()}));
     return out;
 }
 
@@ -209,7 +213,7 @@ Tensor Backend::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
     Shape shape = detail::broadcast_shapes({cond.shape(), a.shape(), b.shape()}, "where");
     Tensor out = empty(a.dtype(), shape);
     if (out.size() > 0)
-        k_where(cond, a, b, out, detail::make_broadcast_plan(shape, {cond.shape(), a.shape(), b.shape()}));
+        kernels().k_where(cond, a, b, out, detail::make_broadcast_plan(shape, {cond.shape(), a.shape(), b.shape()}));
     return out;
 }
 
@@ -227,7 +231,7 @@ Tensor Backend::reduce(ReduceOp op, const Tensor& x, int axis, bool keepdims) {
     else
         out_shape.erase(out_shape.begin() + a);
     Tensor out = empty(x.dtype(), out_shape);
-    if (out.size() > 0) k_reduce(op, x, outer, n, inner, out);
+    if (out.size() > 0) kernels().k_reduce(op, x, outer, n, inner, out);
     return out;
 }
 
@@ -237,7 +241,7 @@ Tensor Backend::reduce_all(ReduceOp op, const Tensor& x) {
     if (x.size() == 0 && (op == ReduceOp::max || op == ReduceOp::min))
         throw ShapeError(std::string(op_name(op)) + ": reduction of an empty tensor has no identity");
     Tensor out = empty(x.dtype(), Shape{});
-    k_reduce(op, x, 1, x.size(), 1, out);
+    kernels().k_reduce(op, x, 1, x.size(), 1, out);
     return out;
 }
 
@@ -254,7 +258,7 @@ Tensor Backend::transpose(const Tensor& x, const std::vector<int>& perm) {
         out_shape[i] = x.shape()[perm[i]];
     }
     Tensor out = empty(x.dtype(), out_shape);
-    if (out.size() > 0) k_transpose(x, perm, out);
+    if (out.size() > 0) kernels().k_transpose(x, perm, out);
     return out;
 }
 
@@ -275,7 +279,7 @@ Tensor Backend::concat(const std::vector<Tensor>& xs, int axis) {
         out_shape[a] += x.shape()[a];
     }
     Tensor out = empty(first.dtype(), out_shape);
-    if (out.size() > 0) k_concat(xs, prod(out_shape, 0, a), out);
+    if (out.size() > 0) kernels().k_concat(xs, prod(out_shape, 0, a), out);
     return out;
 }
 
@@ -304,7 +308,7 @@ Tensor Backend::gather(const Tensor& x, const Tensor& index, int axis) {
     Shape out_shape = s;
     out_shape[a] = index.size();
     Tensor out = empty(x.dtype(), out_shape);
-    if (out.size() > 0) k_gather(x, index, prod(s, 0, a), s[a], prod(s, a + 1, s.size()), out);
+    if (out.size() > 0) kernels().k_gather(x, index, prod(s, 0, a), s[a], prod(s, a + 1, s.size()), out);
     return out;
 }
 
@@ -314,7 +318,7 @@ Tensor Backend::masked_select(const Tensor& x, const Tensor& mask) {
     if (mask.dtype() != DType::boolean) throw ShapeError("masked_select: mask must be bool");
     if (mask.shape() != x.shape())
         throw ShapeError("masked_select: mask " + shape_str(mask.shape()) + " for tensor " + shape_str(x.shape()));
-    return k_masked_select(x, mask);
+    return kernels().k_masked_select(x, mask);
 }
 
 Tensor Backend::sort(const Tensor& x, int axis) {
@@ -323,7 +327,7 @@ Tensor Backend::sort(const Tensor& x, int axis) {
     int a = normalize_axis(axis, x.ndim(), "sort");
     const Shape& s = x.shape();
     Tensor out = empty(x.dtype(), s);
-    if (out.size() > 0) k_sort(x, prod(s, 0, a), s[a], prod(s, a + 1, s.size()), out);
+    if (out.size() > 0) kernels().k_sort(x, prod(s, 0, a), s[a], prod(s, a + 1, s.size()), out);
     return out;
 }
 
@@ -365,19 +369,19 @@ Tensor Backend::matmul(const Tensor& a_in, const Tensor& b_in) {
     if (!squeeze_m) out_shape.push_back(m);
     if (!squeeze_n) out_shape.push_back(n);
     Tensor out = empty(a.dtype(), out_shape);
-    if (out.size() > 0) k_matmul(a, b, nb, m, k, n, a_batched, b_batched, out);
+    if (out.size() > 0) kernels().k_matmul(a, b, nb, m, k, n, a_batched, b_batched, out);
     return out;
 }
 
 Tensor Backend::random_uniform(const Shape& shape, std::uint64_t seed, std::uint64_t offset) {
     Tensor out = empty(float_dtype(), shape);
-    if (out.size() > 0) k_random(RandomDist::uniform, Tensor(), seed, offset, out);
+    if (out.size() > 0) kernels().k_random(RandomDist::uniform, Tensor(), seed, offset, out);
     return out;
 }
 
 Tensor Backend::random_normal(const Shape& shape, std::uint64_t seed, std::uint64_t offset) {
     Tensor out = empty(float_dtype(), shape);
-    if (out.size() > 0) k_random(RandomDist::normal, Tensor(), seed, offset, out);
+    if (out.size() > 0) kernels().k_random(RandomDist::normal, Tensor(), seed, offset, out);
     return out;
 }
 
@@ -385,7 +389,7 @@ Tensor Backend::random_poisson(const Tensor& rate, std::uint64_t seed, std::uint
     check_owner(rate, "random_poisson");
     require_float(rate, "random_poisson");
     Tensor out = empty(rate.dtype(), rate.shape());
-    if (out.size() > 0) k_random(RandomDist::poisson, rate, seed, offset, out);
+    if (out.size() > 0) kernels().k_random(RandomDist::poisson, rate, seed, offset, out);
     return out;
 }
 
@@ -405,6 +409,10 @@ void Backend::reset_transfers() {
     download_bytes_ = 0;
 }
 
-std::unique_ptr<FusedLikelihood> Backend::compile_likelihood(const PackedLikelihood&) { return nullptr; }
+std::unique_ptr<FusedLikelihood> PluginBackend::k_compile_likelihood(const PackedLikelihood&) { return nullptr; }
+
+std::unique_ptr<FusedLikelihood> compile_likelihood(Backend& backend, const PackedLikelihood& packed) {
+    return static_cast<PluginBackend&>(backend).k_compile_likelihood(packed);
+}
 
 }  // namespace hf

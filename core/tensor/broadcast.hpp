@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "hfcore/backend.hpp"
+#include "hfcore/plugin/backend.hpp"
 
 namespace hf::detail {
 

@@ -5,6 +5,12 @@
 
 namespace hf {
 
+Precision parse_precision(const std::string& s) {
+    if (s == "64b" || s == "64" || s == "f64" || s == "double") return Precision::f64;
+    if (s == "32b" || s == "32" || s == "f32" || s == "float") return Precision::f32;
+    throw InputError("", "precision", "'" + s + "' is not a precision; use 32b or 64b");
+}
+
 std::string shape_str(const Shape& s) {
     std::ostringstream os;
     os << "[";

@@ -1,7 +1,7 @@
 // A complete hfcore program: load a pyhf workspace, fit it, and compute CLs at mu = 1.
 //
 //   fit_and_cls WORKSPACE.json [BACKEND] [PRECISION]     (defaults: examples/workspaces/example.json cpu 64b)
-#include <hfcore/backends.hpp>
+#include <hfcore/loader.hpp>
 #include <hfcore/errors.hpp>
 #include <hfcore/infer.hpp>
 #include <hfcore/model.hpp>
@@ -13,7 +13,7 @@
 int main(int argc, char** argv) {
     const std::string path = argc > 1 ? argv[1] : "examples/workspaces/example.json";
     hf::LoadOptions load;
-    load.precision = argc > 3 ? argv[3] : "64b";
+    load.precision = hf::parse_precision(argc > 3 ? argv[3] : "64b");
     try {
         // The workspace: schema and pyhf's rules checked; errors name the file and the JSON path.
         const hf::Workspace ws = hf::Workspace::load_file(path);

@@ -1,18 +1,13 @@
-// The abstract Backend: every tensor operation hfcore needs, implemented by a plugin.
+// A Backend: one plugin's device at one precision, and every tensor operation hfcore needs on it.
 //
-// Public methods (non-virtual, implemented in libhfcore) check operands: same backend (else BackendMismatch),
-// dtypes, shapes; they work out result shapes and broadcasting, allocate the output, count transfers, and then
-// call the protected kernels (k_*) that a plugin implements. A plugin therefore only writes kernels over
-// contiguous row-major memory and never re-derives shapes.
-//
-// Tier 1: the k_* primitives below, required of every plugin.
-// Tier 2: compile_likelihood(), optional fused likelihood kernels (see likelihood.hpp); core has a fallback.
+// The methods here are implemented in libhfcore: they check operands (same backend, else BackendMismatch;
+// dtypes; shapes), work out result shapes and numpy broadcasting, allocate the output and count transfers,
+// then hand contiguous row-major memory to the plugin's kernels (hfcore/plugin/backend.hpp). Backends come
+// from hf::load_backend (hfcore/loader.hpp); pyhf's tensorlib vocabulary over them is hfcore/tensorlib.hpp.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,39 +34,20 @@ enum class BinaryOp : std::int32_t {
 
 enum class ReduceOp : std::int32_t { sum, prod, max, min };
 
-enum class RandomDist : std::int32_t { uniform, normal, poisson };
-
 const char* op_name(UnaryOp);
 const char* op_name(BinaryOp);
 const char* op_name(ReduceOp);
-
-// Element strides of an operand over the output's dimensions: 0 where the operand is broadcast.
-// Dimensions are already collapsed where contiguous, so ndim is small (at most 8).
-struct BroadcastPlan {
-    static constexpr int kMaxDims = 8;
-    int ndim = 0;
-    std::array<std::int64_t, kMaxDims> out_shape{};
-    std::array<std::array<std::int64_t, kMaxDims>, 3> strides{};  // for up to 3 operands
-    bool trivial = false;  // every operand is the same shape as the output: a flat loop will do
-};
 
 struct TransferCounters {
     std::uint64_t uploads = 0, downloads = 0;
     std::uint64_t upload_bytes = 0, download_bytes = 0;
 };
 
-struct BackendOptions {
-    Precision precision = Precision::f64;
-    int device = 0;
-    int platform = 0;  // OpenCL platform index
-};
-
-struct PackedLikelihood;
-class FusedLikelihood;
-
 class Backend {
 public:
     virtual ~Backend() = default;
+    Backend(const Backend&) = delete;
+    Backend& operator=(const Backend&) = delete;
 
     // ---- identity ----
     virtual std::string name() const = 0;         // plugin name, e.g. "cpu"
@@ -114,7 +90,7 @@ public:
     // a [..., m, k] x b [..., k, n]; leading dims broadcast when one side has none or they are equal.
     Tensor matmul(const Tensor& a, const Tensor& b);
 
-    // ---- random numbers: Philox-4x32-10, identical on every plugin (plugins/shared/philox.h) ----
+    // ---- random numbers: Philox-4x32-10, identical on every plugin ----
     // Element i of the result uses counter (offset + i); the same (seed, offset) gives the same numbers
     // on every backend.
     Tensor random_uniform(const Shape& shape, std::uint64_t seed, std::uint64_t offset = 0);
@@ -124,89 +100,19 @@ public:
     // ---- bookkeeping ----
     TransferCounters transfers() const;
     void reset_transfers();
-    // For plugin code that moves data between host and device on its own (masked_select's count, a fused
-    // likelihood downloading its results): every transfer is counted.
-    void count_upload(std::uint64_t bytes) { uploads_++; upload_bytes_ += bytes; }
-    void count_download(std::uint64_t bytes) { downloads_++; download_bytes_ += bytes; }
     virtual void synchronize() {}
 
-    // ---- Tier 2: fused likelihood kernels; nullptr when the plugin offers none ----
-    virtual std::unique_ptr<FusedLikelihood> compile_likelihood(const PackedLikelihood& packed);
-
-    // Checks that x lives on this backend (BackendMismatch otherwise). Public for FusedLikelihood users.
+    // Checks that x lives on this backend (BackendMismatch otherwise, ShapeError when undefined).
     void check_owner(const Tensor& x, const char* op) const;
 
-protected:
-    explicit Backend(Precision precision) : precision_(precision) {}
-
-    // Called by a plugin to wrap its storage in a tensor of this backend.
-    Tensor make_tensor(std::shared_ptr<Storage> storage, DType dtype, Shape shape) {
-        return Tensor(this, std::move(storage), dtype, std::move(shape));
-    }
-
-    // ---- Tier 1 kernels, implemented by every plugin. Outputs are allocated by the caller. ----
-    virtual std::shared_ptr<Storage> k_alloc(DType dtype, std::int64_t n) = 0;
-    virtual void k_upload(Tensor& out, const void* host) = 0;
-    virtual void k_download(const Tensor& x, void* host) = 0;
-    virtual void k_fill(Tensor& out, double value) = 0;
-    virtual void k_arange(Tensor& out) = 0;                      // 0, 1, 2, ...
-    virtual void k_cast(const Tensor& x, Tensor& out) = 0;        // out has the target dtype
-    virtual void k_unary(UnaryOp op, const Tensor& x, Tensor& out) = 0;
-    virtual void k_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out,
-                          const BroadcastPlan& plan) = 0;
-    virtual void k_where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out,
-                         const BroadcastPlan& plan) = 0;
-    // x viewed as [outer, n, inner] -> out [outer, inner]. Sums must be accurate (pairwise or compensated).
-    virtual void k_reduce(ReduceOp op, const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner,
-                          Tensor& out) = 0;
-    virtual void k_transpose(const Tensor& x, const std::vector<int>& perm, Tensor& out) = 0;
-    // each xs[i] viewed as [outer, inner_i]; out as [outer, sum(inner_i)]
-    virtual void k_concat(const std::vector<Tensor>& xs, std::int64_t outer, Tensor& out) = 0;
-    // x viewed as [outer, n, inner], index [m] (i64, checked to lie in [0, n)) -> out [outer, m, inner]
-    virtual void k_gather(const Tensor& x, const Tensor& index, std::int64_t outer, std::int64_t n,
-                          std::int64_t inner, Tensor& out) = 0;
-    // returns the selected elements as a new 1-D tensor (its length is data-dependent)
-    virtual Tensor k_masked_select(const Tensor& x, const Tensor& mask) = 0;
-    // x viewed as [outer, n, inner]; sort along n
-    virtual void k_sort(const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, Tensor& out) = 0;
-    // a: [batch or 1, m, k], b: [batch or 1, k, n] (a_batched / b_batched say which) -> out [batch, m, n]
-    virtual void k_matmul(const Tensor& a, const Tensor& b, std::int64_t batch, std::int64_t m, std::int64_t k,
-                          std::int64_t n, bool a_batched, bool b_batched, Tensor& out) = 0;
-    // rate is undefined except for poisson (then same shape as out)
-    virtual void k_random(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset,
-                          Tensor& out) = 0;
-
 private:
+    // Every Backend is a PluginBackend: the operations above end in its kernels.
+    friend class PluginBackend;
+    explicit Backend(Precision precision) : precision_(precision) {}
+    PluginBackend& kernels();
+
     Precision precision_;
     std::atomic<std::uint64_t> uploads_{0}, downloads_{0}, upload_bytes_{0}, download_bytes_{0};
 };
 
 }  // namespace hf
-
-// Declares every Tier 1 kernel as an override, for a plugin's Backend class (inside its class body, under
-// `protected:`), so that the list lives in one place with the interface it implements.
-#define HFCORE_TIER1_KERNEL_OVERRIDES                                                                               \
-    std::shared_ptr<::hf::Storage> k_alloc(::hf::DType dtype, std::int64_t n) override;                             \
-    void k_upload(::hf::Tensor& out, const void* host) override;                                                    \
-    void k_download(const ::hf::Tensor& x, void* host) override;                                                    \
-    void k_fill(::hf::Tensor& out, double value) override;                                                          \
-    void k_arange(::hf::Tensor& out) override;                                                                      \
-    void k_cast(const ::hf::Tensor& x, ::hf::Tensor& out) override;                                                 \
-    void k_unary(::hf::UnaryOp op, const ::hf::Tensor& x, ::hf::Tensor& out) override;                              \
-    void k_binary(::hf::BinaryOp op, const ::hf::Tensor& a, const ::hf::Tensor& b, ::hf::Tensor& out,               \
-                  const ::hf::BroadcastPlan& plan) override;                                                        \
-    void k_where(const ::hf::Tensor& cond, const ::hf::Tensor& a, const ::hf::Tensor& b, ::hf::Tensor& out,         \
-                 const ::hf::BroadcastPlan& plan) override;                                                         \
-    void k_reduce(::hf::ReduceOp op, const ::hf::Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, \
-                  ::hf::Tensor& out) override;                                                                      \
-    void k_transpose(const ::hf::Tensor& x, const std::vector<int>& perm, ::hf::Tensor& out) override;              \
-    void k_concat(const std::vector<::hf::Tensor>& xs, std::int64_t outer, ::hf::Tensor& out) override;             \
-    void k_gather(const ::hf::Tensor& x, const ::hf::Tensor& index, std::int64_t outer, std::int64_t n,             \
-                  std::int64_t inner, ::hf::Tensor& out) override;                                                  \
-    ::hf::Tensor k_masked_select(const ::hf::Tensor& x, const ::hf::Tensor& mask) override;                         \
-    void k_sort(const ::hf::Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, ::hf::Tensor& out)   \
-        override;                                                                                                   \
-    void k_matmul(const ::hf::Tensor& a, const ::hf::Tensor& b, std::int64_t batch, std::int64_t m, std::int64_t k, \
-                  std::int64_t n, bool a_batched, bool b_batched, ::hf::Tensor& out) override;                      \
-    void k_random(::hf::RandomDist dist, const ::hf::Tensor& rate, std::uint64_t seed, std::uint64_t offset,        \
-                  ::hf::Tensor& out) override;

@@ -34,9 +34,13 @@ struct FitConfig {
 struct HessianHints;
 std::shared_ptr<HessianHints> make_hessian_hints();
 
+// automatic = LD_LBFGS, then LD_SLSQP when the first does not converge; or lbfgs / slsqp alone.
+enum class FitAlgorithm { automatic, lbfgs, slsqp };
+FitAlgorithm parse_fit_algorithm(const std::string& name);  // "auto", "lbfgs", "slsqp"; InputError otherwise
+const char* fit_algorithm_name(FitAlgorithm algorithm);
+
 struct FitOptions {
-    // "auto" = LD_LBFGS, then LD_SLSQP when the first does not converge; or "lbfgs" / "slsqp" alone.
-    std::string algorithm = "auto";
+    FitAlgorithm algorithm = FitAlgorithm::automatic;
     int max_eval = 20000;
     // Converged when the Newton estimate of the remaining NLL decrease is below this (in NLL units; 0 means a
     // precision-dependent default: 1e-9 at 64b, 1e-4 at 32b).
@@ -112,6 +116,11 @@ TestStatResult test_statistic(TestStat stat, double mu, const Model& model, cons
 enum class CalcType { asymptotics, toybased };
 CalcType parse_calctype(const std::string& name);
 
+// pyhf's calc_base_dist of the asymptotic calculator.
+enum class BaseDist { normal, clipped_normal };
+BaseDist parse_base_dist(const std::string& name);  // "normal", "clipped_normal"; InputError otherwise
+const char* base_dist_name(BaseDist dist);
+
 // Called with (done, total) as toys or scan points complete. Runs on the calling thread.
 using ProgressFn = std::function<void(std::int64_t done, std::int64_t total, const std::string& label)>;
 
@@ -126,8 +135,7 @@ struct HypotestOptions {
     CalcType calctype = CalcType::asymptotics;
     FitConfig config;           // init/bounds/fixed; empty = suggested
     FitOptions fit;
-    // "normal" or "clipped_normal" (pyhf calc_base_dist, asymptotics only)
-    std::string calc_base_dist = "normal";
+    BaseDist calc_base_dist = BaseDist::normal;  // asymptotics only
     // Toys
     std::int64_t ntoys = 2000;
     std::uint64_t seed = 0;
@@ -264,21 +272,5 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
 double normal_cdf(double x);
 double normal_sf(double x);   // 1 - cdf, without cancellation
 double normal_isf(double p);  // x with normal_sf(x) == p (significance of a p-value)
-
-// A one-line progress bar on stderr, drawn only when stderr is a terminal. Thread-safe.
-class ProgressBar {
-public:
-    explicit ProgressBar(std::string label, std::int64_t total, bool enabled = true);
-    ~ProgressBar();
-    void update(std::int64_t done);
-    void add(std::int64_t n = 1);
-    void set_label(const std::string& label);
-    void finish();
-    ProgressFn callback();  // updates this bar (label and count) from a calculator's progress
-
-private:
-    struct Impl;
-    std::unique_ptr<Impl> impl_;
-};
 
 }  // namespace hf::infer

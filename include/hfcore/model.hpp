@@ -8,11 +8,13 @@
 #include <utility>
 #include <vector>
 
-#include "hfcore/backends.hpp"
-#include "hfcore/likelihood.hpp"
+#include "hfcore/backend.hpp"
+#include "hfcore/loader.hpp"
 #include "hfcore/spec.hpp"
 
 namespace hf {
+
+struct PackedLikelihood;  // hfcore/plugin/likelihood.hpp
 
 // One entry of pyhf's par_map: a named parameter set (a scalar, or one parameter per bin).
 struct ParameterSet {
@@ -65,7 +67,6 @@ public:
     std::vector<bool> suggested_fixed() const;
     std::vector<double> auxdata() const;
     const ModifierSettings& modifier_settings() const;
-    const PackedLikelihood& packed() const;
     const char* implementation() const;                          // which FusedLikelihood evaluates
 
     // ---- evaluations on device tensors: pars [K, P] (or [P]), data [N + A] or [K, N + A] ----
@@ -96,6 +97,7 @@ public:
                                                const std::string& source = "") const;
 
 private:
+    friend const PackedLikelihood& packed_likelihood(const Model& model);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -66,11 +66,21 @@ struct WorkspaceSpec {
     std::string source;             // file name (or "<string>", "<stdin>") for error messages
 };
 
+// pyhf's interpolation codes (pyhf.interpolators).
+enum class InterpCode { code0, code1, code2, code4, code4p };
+// "code0", ..., "code4p"; InputError naming the codes otherwise.
+InterpCode parse_interpcode(const std::string& name);
+const char* interpcode_name(InterpCode code);
+
 // pyhf's modifier_settings: interpolation codes per modifier type.
 // Defaults are those of pyhf.Workspace.model / `pyhf cls` (normsys code4, histosys code4p).
 struct ModifierSettings {
-    std::string normsys_interpcode = "code4";    // allowed: code1, code4
-    std::string histosys_interpcode = "code4p";  // allowed: code0, code2, code4p
+    InterpCode normsys_interpcode = InterpCode::code4;    // allowed: code1, code4
+    InterpCode histosys_interpcode = InterpCode::code4p;  // allowed: code0, code2, code4p
+
+    // pyhf's {type: {"interpcode": code}} entry: sets the code of `modifier_type`. InputError when that type
+    // has no interpolation code or does not accept this one.
+    void set(const std::string& modifier_type, InterpCode code);
 };
 
 // What a Model is compiled from: the channels plus one measurement's configuration.

@@ -1,5 +1,7 @@
 // Tensor: a handle to contiguous row-major memory owned by one backend, with its dtype and shape.
 // Tensors are values: operations return new tensors and never modify their inputs. reshape() shares storage.
+// Tensors are made by a Backend (from_host, full, the operations); only a plugin wraps new memory in one
+// (hfcore/plugin/backend.hpp).
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,8 @@ inline const char* dtype_name(DType t) {
 inline bool is_floating(DType t) { return t == DType::f32 || t == DType::f64; }
 inline DType float_dtype(Precision p) { return p == Precision::f32 ? DType::f32 : DType::f64; }
 inline const char* precision_name(Precision p) { return p == Precision::f32 ? "32b" : "64b"; }
+// "32b"/"64b" (also "32"/"64", "f32"/"f64", "float"/"double"); InputError otherwise.
+Precision parse_precision(const std::string& s);
 
 inline std::int64_t numel(const Shape& s) {
     return std::accumulate(s.begin(), s.end(), std::int64_t{1}, std::multiplies<>());
@@ -47,18 +51,12 @@ inline std::int64_t numel(const Shape& s) {
 std::string shape_str(const Shape& s);
 
 class Backend;
-
-// Memory owned by a backend. Each plugin derives its own (a host vector, an OpenCL buffer, a device pointer).
-class Storage {
-public:
-    virtual ~Storage() = default;
-};
+class PluginBackend;
+class Storage;  // a plugin's memory (hfcore/plugin/storage.hpp)
 
 class Tensor {
 public:
-    Tensor() = default;
-    Tensor(Backend* backend, std::shared_ptr<Storage> storage, DType dtype, Shape shape)
-        : backend_(backend), storage_(std::move(storage)), dtype_(dtype), shape_(std::move(shape)) {}
+    Tensor() = default;  // undefined: no backend, no memory
 
     bool defined() const { return backend_ != nullptr; }
     Backend& backend() const { return *backend_; }
@@ -69,14 +67,14 @@ public:
     std::int64_t size() const { return numel(shape_); }
     std::int64_t dim(int i) const { return shape_.at(i < 0 ? i + ndim() : i); }
 
-    Storage* storage() const { return storage_.get(); }
-    template <class T>
-    T& storage_as() const { return *static_cast<T*>(storage_.get()); }
-
     // Same memory, another shape with the same number of elements. One dimension may be -1.
     Tensor reshape(Shape shape) const;
 
 private:
+    friend class PluginBackend;  // wraps a plugin's storage in a tensor and hands the storage back to kernels
+    Tensor(Backend* backend, std::shared_ptr<Storage> storage, DType dtype, Shape shape)
+        : backend_(backend), storage_(std::move(storage)), dtype_(dtype), shape_(std::move(shape)) {}
+
     Backend* backend_ = nullptr;
     std::shared_ptr<Storage> storage_;
     DType dtype_ = DType::f64;

@@ -10,8 +10,8 @@
 #include <string>
 #include <type_traits>
 
-#include "hfcore/backend.hpp"
-#include "hfcore/likelihood.hpp"
+#include "hfcore/plugin/backend.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 
 namespace hf::cpu {
 
@@ -33,7 +33,7 @@ private:
 
 template <class T>
 T* data_of(const Tensor& t) {
-    return static_cast<T*>(t.storage_as<CpuStorage>().data());
+    return static_cast<T*>(PluginBackend::storage_as<CpuStorage>(t).data());
 }
 
 // The C++ type that holds each dtype. bool is stored as uint8_t so that any byte pattern is a valid value.
@@ -88,13 +88,12 @@ inline U convert(T v) {
 std::string cpu_model_name();  // from /proc/cpuinfo
 unsigned cpu_threads();        // hardware_concurrency, at least 1
 
-class CpuBackend final : public Backend {
+class CpuBackend final : public PluginBackend {
 public:
     explicit CpuBackend(Precision precision);
 
     std::string name() const override { return "cpu"; }
     std::string device_name() const override;
-    std::unique_ptr<FusedLikelihood> compile_likelihood(const PackedLikelihood& packed) override;
 
     // A tensor of this backend over new storage (for the fused likelihood's results).
     Tensor wrap(std::shared_ptr<Storage> storage, DType dtype, Shape shape) {
@@ -103,6 +102,7 @@ public:
 
 protected:
     HFCORE_TIER1_KERNEL_OVERRIDES
+    std::unique_ptr<FusedLikelihood> k_compile_likelihood(const PackedLikelihood& packed) override;
 };
 
 // Defined in cpu_random.cpp (kept out of the xtensor translation unit).

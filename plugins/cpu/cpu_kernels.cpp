@@ -422,12 +422,12 @@ void CpuBackend::k_upload(Tensor& out, const void* host) {
         for (std::size_t i = 0; i < bytes; ++i) o[i] = h[i] != 0;
         return;
     }
-    std::memcpy(out.storage_as<CpuStorage>().data(), host, bytes);
+    std::memcpy(PluginBackend::storage_as<CpuStorage>(out).data(), host, bytes);
 }
 
 void CpuBackend::k_download(const Tensor& x, void* host) {
     const std::size_t bytes = static_cast<std::size_t>(x.size()) * dtype_size(x.dtype());
-    if (bytes) std::memcpy(host, x.storage_as<CpuStorage>().data(), bytes);
+    if (bytes) std::memcpy(host, PluginBackend::storage_as<CpuStorage>(x).data(), bytes);
 }
 
 void CpuBackend::k_fill(Tensor& out, double value) {

@@ -554,7 +554,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<FusedLikelihood> CpuBackend::compile_likelihood(const PackedLikelihood& packed) {
+std::unique_ptr<FusedLikelihood> CpuBackend::k_compile_likelihood(const PackedLikelihood& packed) {
     if (precision() == Precision::f32) return std::make_unique<CpuFused<float>>(*this, packed);
     return std::make_unique<CpuFused<double>>(*this, packed);
 }

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "cpu_backend.hpp"
-#include "hfcore/plugin_abi.hpp"
+#include "hfcore/plugin/abi.hpp"
 
 namespace hf::cpu {
 
@@ -41,7 +41,7 @@ unsigned cpu_threads() {
     return n;
 }
 
-CpuBackend::CpuBackend(Precision precision) : Backend(precision) {}
+CpuBackend::CpuBackend(Precision precision) : PluginBackend(precision) {}
 
 std::string CpuBackend::device_name() const {
     static const std::string name = cpu_model_name() + " (" + std::to_string(cpu_threads()) + " threads)";

@@ -55,7 +55,7 @@ CudaStorage::~CudaStorage() { alloc_->release(data_, bytes_); }
 
 // ---------------------------------------------------------------- life cycle
 
-CudaBackend::CudaBackend(Precision precision, int device) : Backend(precision), device_(device) {
+CudaBackend::CudaBackend(Precision precision, int device) : PluginBackend(precision), device_(device) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
@@ -161,7 +161,7 @@ void CudaBackend::k_upload(Tensor& out, const void* host) {
     if (out.dtype() == DType::i64 && out.size() > 0) {
         const auto* v = static_cast<const std::int64_t*>(host);
         const auto [lo, hi] = std::minmax_element(v, v + out.size());
-        out.storage_as<CudaStorage>().set_range(*lo, *hi);
+        PluginBackend::storage_as<CudaStorage>(out).set_range(*lo, *hi);
     }
 }
 
@@ -181,14 +181,14 @@ void CudaBackend::k_fill(Tensor& out, double value) {
     launch_fill(stream_, code(out.dtype()), dev_ptr(out), out.size(), value);
     check_launch("fill");
     if (out.dtype() == DType::i64 && value == value && value > -9.2e18 && value < 9.2e18)
-        out.storage_as<CudaStorage>().set_range(static_cast<std::int64_t>(value), static_cast<std::int64_t>(value));
+        PluginBackend::storage_as<CudaStorage>(out).set_range(static_cast<std::int64_t>(value), static_cast<std::int64_t>(value));
 }
 
 void CudaBackend::k_arange(Tensor& out) {
     activate();
     launch_arange(stream_, code(out.dtype()), dev_ptr(out), out.size());
     check_launch("arange");
-    if (out.dtype() == DType::i64) out.storage_as<CudaStorage>().set_range(0, out.size() - 1);
+    if (out.dtype() == DType::i64) PluginBackend::storage_as<CudaStorage>(out).set_range(0, out.size() - 1);
 }
 
 void CudaBackend::k_cast(const Tensor& x, Tensor& out) {
@@ -319,7 +319,7 @@ void CudaBackend::k_gather(const Tensor& x, const Tensor& index, std::int64_t ou
                            std::int64_t inner, Tensor& out) {
     activate();
     const std::int64_t m = index.size();
-    const auto& ist = index.storage_as<CudaStorage>();
+    const auto& ist = PluginBackend::storage_as<CudaStorage>(index);
     if (m > 0 && ist.range_known()) {
         if (ist.range_lo() < 0 || ist.range_hi() >= n)
             throw ShapeError("gather: index " + std::to_string(ist.range_lo() < 0 ? ist.range_lo() : ist.range_hi()) +

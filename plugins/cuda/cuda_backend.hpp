@@ -12,9 +12,9 @@
 #include <string>
 
 #include "cuda_allocator.hpp"
-#include "hfcore/backend.hpp"
-#include "hfcore/likelihood.hpp"
-#include "hfcore/plugin_abi.hpp"
+#include "hfcore/plugin/backend.hpp"
+#include "hfcore/plugin/likelihood.hpp"
+#include "hfcore/plugin/abi.hpp"
 
 namespace hf::cuda {
 
@@ -48,7 +48,7 @@ private:
     std::size_t bytes_ = 0;
 };
 
-inline void* dev_ptr(const Tensor& t) { return t.storage_as<CudaStorage>().data(); }
+inline void* dev_ptr(const Tensor& t) { return PluginBackend::storage_as<CudaStorage>(t).data(); }
 template <class T>
 T* dev_ptr_as(const Tensor& t) {
     return static_cast<T*>(dev_ptr(t));
@@ -57,7 +57,7 @@ T* dev_ptr_as(const Tensor& t) {
 // What the machine offers, or why not (probe() and create() share it).
 PluginProbe probe_devices();
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public PluginBackend {
 public:
     // Throws PluginError when the device does not exist or cannot be initialised.
     CudaBackend(Precision precision, int device);
@@ -66,7 +66,6 @@ public:
     std::string name() const override { return "cuda"; }
     std::string device_name() const override { return device_name_; }
     void synchronize() override;
-    std::unique_ptr<FusedLikelihood> compile_likelihood(const PackedLikelihood& packed) override;
 
     int device() const { return device_; }
     cudaStream_t stream() const { return stream_; }
@@ -85,6 +84,7 @@ public:
 
 protected:
     HFCORE_TIER1_KERNEL_OVERRIDES
+    std::unique_ptr<FusedLikelihood> k_compile_likelihood(const PackedLikelihood& packed) override;
 
 public:
     // Pairwise reduction driver shared with the fused likelihood: x [outer, n, inner] -> out [outer, inner].

@@ -258,7 +258,7 @@ Tensor CudaFusedLikelihood::expected_aux(const Tensor& pars) {
 
 }  // namespace
 
-std::unique_ptr<FusedLikelihood> CudaBackend::compile_likelihood(const PackedLikelihood& packed) {
+std::unique_ptr<FusedLikelihood> CudaBackend::k_compile_likelihood(const PackedLikelihood& packed) {
     activate();
     return std::make_unique<CudaFusedLikelihood>(*this, packed);
 }

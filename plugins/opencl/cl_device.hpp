@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "hfcore/backend.hpp"
+#include "hfcore/plugin/backend.hpp"
 
 namespace hf::ocl {
 

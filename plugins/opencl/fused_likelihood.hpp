@@ -3,7 +3,7 @@
 // transfers nothing.
 #pragma once
 
-#include "hfcore/likelihood.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 #include "opencl_backend.hpp"
 
 namespace hf::ocl {

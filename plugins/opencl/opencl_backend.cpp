@@ -37,7 +37,7 @@ ClPlan to_cl_plan(const BroadcastPlan& plan) {
     return p;
 }
 
-OpenCLBackend::OpenCLBackend(const BackendOptions& options) : Backend(options.precision) {
+OpenCLBackend::OpenCLBackend(const BackendOptions& options) : PluginBackend(options.precision) {
     dev_ = &DeviceContext::get(resolve_selection(options));
     if (options.precision == Precision::f64 && !dev_->fp64())
         throw PluginError("opencl: device \"" + dev_->name() + "\" (platform " +
@@ -62,7 +62,7 @@ std::string OpenCLBackend::device_name() const {
 
 void OpenCLBackend::synchronize() { check(clFinish(queue_), "clFinish"); }
 
-std::unique_ptr<FusedLikelihood> OpenCLBackend::compile_likelihood(const PackedLikelihood& packed) {
+std::unique_ptr<FusedLikelihood> OpenCLBackend::k_compile_likelihood(const PackedLikelihood& packed) {
     return std::make_unique<OpenCLFusedLikelihood>(*this, packed);
 }
 
@@ -151,7 +151,7 @@ void OpenCLBackend::k_upload(Tensor& out, const void* host) {
     check(clEnqueueWriteBuffer(queue_, mem_of(out), CL_TRUE, 0, bytes, host, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer (upload)");
     if (out.dtype() == DType::i64) {
-        auto& st = out.storage_as<ClStorage>();
+        auto& st = PluginBackend::storage_as<ClStorage>(out);
         const auto* v = static_cast<const std::int64_t*>(host);
         st.known_range = true;
         st.lo = st.hi = v[0];
@@ -190,7 +190,7 @@ void OpenCLBackend::k_arange(Tensor& out) {
     const cl_long n = out.size();
     run(program_for(out.dtype()), std::string("arange_") + dtype_suffix(out.dtype()), n, n, out);
     if (out.dtype() == DType::i64 && n > 0) {
-        auto& st = out.storage_as<ClStorage>();
+        auto& st = PluginBackend::storage_as<ClStorage>(out);
         st.known_range = true;
         st.lo = 0;
         st.hi = n - 1;

@@ -14,8 +14,8 @@
 
 #include "cl_device.hpp"
 #include "cl_error.hpp"
-#include "hfcore/backend.hpp"
-#include "hfcore/likelihood.hpp"
+#include "hfcore/plugin/backend.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 
 namespace hf::ocl {
 
@@ -32,7 +32,7 @@ struct ClStorage final : Storage {
     }
 };
 
-inline cl_mem mem_of(const Tensor& t) { return t.storage_as<ClStorage>().mem; }
+inline cl_mem mem_of(const Tensor& t) { return PluginBackend::storage_as<ClStorage>(t).mem; }
 
 // A __local kernel argument of the given size.
 struct LocalMem {
@@ -47,7 +47,7 @@ struct ClPlan {
 };
 ClPlan to_cl_plan(const BroadcastPlan& plan);
 
-class OpenCLBackend final : public Backend {
+class OpenCLBackend final : public PluginBackend {
 public:
     explicit OpenCLBackend(const BackendOptions& options);
     ~OpenCLBackend() override;
@@ -55,7 +55,6 @@ public:
     std::string name() const override { return "opencl"; }
     std::string device_name() const override;
     void synchronize() override;
-    std::unique_ptr<FusedLikelihood> compile_likelihood(const PackedLikelihood& packed) override;
 
     DeviceContext& device() const { return *dev_; }
     cl_command_queue queue() const { return queue_; }
@@ -94,6 +93,7 @@ public:
 
 protected:
     HFCORE_TIER1_KERNEL_OVERRIDES
+    std::unique_ptr<FusedLikelihood> k_compile_likelihood(const PackedLikelihood& packed) override;
 
 private:
     struct KernelEntry {

@@ -52,7 +52,7 @@ void OpenCLBackend::k_gather(const Tensor& x, const Tensor& index, std::int64_t 
     const cl_long m = index.size();
     // Indices whose values the host knows (uploaded or arange) are checked here, as the cpu plugin does, at no
     // transfer cost. Indices computed on the device are not read back: the kernel clamps them into [0, n).
-    const auto& st = index.storage_as<ClStorage>();
+    const auto& st = PluginBackend::storage_as<ClStorage>(index);
     if (m > 0 && (n == 0 || (st.known_range && (st.lo < 0 || st.hi >= n)))) {
         const bool low = n == 0 || st.lo < 0;
         throw ShapeError("opencl: gather index " + std::to_string(low ? st.lo : st.hi) + " at position " +

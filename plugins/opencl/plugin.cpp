@@ -4,7 +4,7 @@
 
 #include "cl_device.hpp"
 #include "hfcore/errors.hpp"
-#include "hfcore/plugin_abi.hpp"
+#include "hfcore/plugin/abi.hpp"
 #include "opencl_backend.hpp"
 
 namespace hf::ocl {

@@ -6,7 +6,7 @@
  *   hf_real     float or double (a typedef or a macro)
  *   HF_FN       function qualifiers, e.g. "static inline" (C/C++/OpenCL) or "__host__ __device__ inline"
  *   HF_GLOBAL   address space of table pointers: empty, or __global in OpenCL C
- * Kind numbers are those of include/hfcore/likelihood.hpp (FactorKind, DeltaKind).
+ * Kind numbers are those of include/hfcore/plugin/likelihood.hpp (FactorKind, DeltaKind).
  */
 
 /* base^alpha as exp(alpha * log_base) and its derivative; callers that evaluate the same factor many times pass

@@ -26,7 +26,7 @@ BackendRef default_backend_handle() {
         auto h = std::make_shared<BackendHandle>();
         h->backend = hf::default_backend();
         h->name = h->backend->name();
-        h->options.precision = hf::precision_name(h->backend->precision());
+        h->options.precision = h->backend->precision();
         g_default = h;
     }
     return g_default;

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
 
 namespace hfpy {
 

@@ -33,7 +33,7 @@ void bind_backend(nb::module_& m) {
         "load_backend",
         [](const std::string& name, const std::string& precision, int device, int platform, const std::string& plugin_path) {
             hf::LoadOptions o;
-            o.precision = precision;
+            o.precision = hf::parse_precision(precision);
             o.device = device;
             o.platform = platform;
             o.plugin_path = plugin_path;

@@ -133,7 +133,7 @@ inf::HypotestOptions hypotest_options(const hf::Model& m, nb::handle init, nb::h
     o.config = fit_config(m, init, bounds, fixed);
     o.test_stat = guarded(Kind::HFCoreError, [&] { return inf::parse_test_stat(test_stat); });
     o.calctype = guarded(Kind::HFCoreError, [&] { return inf::parse_calctype(calctype); });
-    o.calc_base_dist = base_dist;
+    o.calc_base_dist = guarded(Kind::HFCoreError, [&] { return inf::parse_base_dist(base_dist); });
     o.ntoys = ntoys;
     o.seed = seed;
     o.toy_batch = toy_batch;
@@ -279,14 +279,14 @@ void bind_infer(nb::module_& m) {
             inf::HypotestOptions o;
             o.test_stat = guarded(Kind::HFCoreError, [&] { return inf::parse_test_stat(test_stat); });
             o.calctype = guarded(Kind::HFCoreError, [&] { return inf::parse_calctype(calctype); });
-            o.calc_base_dist = base_dist;
+            o.calc_base_dist = guarded(Kind::HFCoreError, [&] { return inf::parse_base_dist(base_dist); });
             o.ntoys = ntoys;
             o.seed = seed;
             o.toy_batch = toy_batch;
             hf::ModelRequest request;
             request.measurement_name = measurement_name;
-            request.settings.normsys_interpcode = normsys;
-            request.settings.histosys_interpcode = histosys;
+            request.settings.normsys_interpcode = hf::parse_interpcode(normsys);
+            request.settings.histosys_interpcode = hf::parse_interpcode(histosys);
 
             const std::size_t n = jobs.size();
             std::vector<std::string> errors(n);

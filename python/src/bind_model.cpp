@@ -61,8 +61,8 @@ hf::ModifierSettings settings_from(const std::string& normsys, const std::string
         raise(Kind::InvalidInterpCode, "histosys interpolation code '" + histosys +
                                            "' is not supported (hfcore has code0, code2 and code4p)");
     hf::ModifierSettings s;
-    s.normsys_interpcode = normsys;
-    s.histosys_interpcode = histosys;
+    s.normsys_interpcode = hf::parse_interpcode(normsys);
+    s.histosys_interpcode = hf::parse_interpcode(histosys);
     return s;
 }
 

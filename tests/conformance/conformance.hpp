@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
 #include "hfcore/errors.hpp"
 #include "test_support.hpp"
 
@@ -79,7 +79,7 @@ inline hf::BackendPtr backend_for(const BackendParam& p) {
     auto& slot = cache[p.plugin + "/" + p.precision];
     if (!slot) {
         hf::LoadOptions o;
-        o.precision = p.precision;
+        o.precision = hf::parse_precision(p.precision);
         slot = hf::load_backend(p.plugin, o);
     }
     return slot;

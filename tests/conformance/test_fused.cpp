@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "conformance.hpp"
-#include "hfcore/likelihood.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 
 namespace refmath {
 using hf_real = double;
@@ -196,7 +196,7 @@ protected:
         if (IsSkipped()) return;
         synth_ = make_synth(4, 7);
         make_data(synth_);
-        fused_ = b().compile_likelihood(synth_.pk);
+        fused_ = hf::compile_likelihood(b(), synth_.pk);
         if (!fused_) GTEST_SKIP() << GetParam().plugin << " offers no fused likelihood (core's Tier 1 fallback is used)";
     }
     Tensor pars_tensor(const std::vector<std::vector<double>>& pts) {
@@ -372,7 +372,7 @@ TEST_P(Fused, BadShapesAndForeignTensorsAreRefused) {
     EXPECT_THROW(fused_->expected_main(up({1, 2}, {1, 2})), hf::ShapeError);
     // A second instance of the same plugin is another backend: its tensors are refused, not copied.
     hf::LoadOptions o;
-    o.precision = GetParam().precision;
+    o.precision = hf::parse_precision(GetParam().precision);
     auto other = hf::load_backend(GetParam().plugin, o);
     std::vector<double> flat = rounded_points(1)[0];
     auto foreign = other->from_host(flat, {1, synth_.pk.n_pars});
@@ -380,16 +380,16 @@ TEST_P(Fused, BadShapesAndForeignTensorsAreRefused) {
     // Malformed packed models are refused at compile time.
     auto broken = synth_.pk;
     broken.elem_bin[0] = static_cast<std::int32_t>(broken.n_main);
-    EXPECT_THROW(b().compile_likelihood(broken), hf::ShapeError);
+    EXPECT_THROW(hf::compile_likelihood(b(), broken), hf::ShapeError);
     broken = synth_.pk;
     broken.factor_par[0] = -1;
-    EXPECT_THROW(b().compile_likelihood(broken), hf::ShapeError);
+    EXPECT_THROW(hf::compile_likelihood(b(), broken), hf::ShapeError);
 }
 
 TEST_P(Fused, TimingOfOneEvaluationOnAThousandElements) {
     Synth big = make_synth(10, 100);  // 1000 elements, 100 bins, 222 parameters
     make_data(big);
-    auto f = b().compile_likelihood(big.pk);
+    auto f = hf::compile_likelihood(b(), big.pk);
     ASSERT_TRUE(f);
     auto pt = up(rounded(big.nominal), {1, big.pk.n_pars});
     auto dt = up(rounded(big.data), {static_cast<std::int64_t>(big.data.size())});

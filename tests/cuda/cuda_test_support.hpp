@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
 #include "hfcore/errors.hpp"
 #include "test_support.hpp"
 
@@ -53,7 +53,7 @@ inline hf::BackendPtr backend_or_reason(const std::string& plugin, const std::st
     auto& slot = cache[plugin + "/" + precision];
     if (!slot) {
         hf::LoadOptions o;
-        o.precision = precision;
+        o.precision = hf::parse_precision(precision);
         slot = hf::load_backend(plugin, o);
     }
     return slot;

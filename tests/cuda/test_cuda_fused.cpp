@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cuda_test_support.hpp"
-#include "hfcore/likelihood.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 
 namespace {
 
@@ -173,7 +173,7 @@ protected:
 TEST_P(CudaFused, MatchesTheReferenceAndTheCpuPlugin) {
     HF_CUDA_BACKEND_OR_SKIP(b, GetParam());
     const auto pk = make_packed();
-    auto fused = b->compile_likelihood(pk);
+    auto fused = hf::compile_likelihood(*b, pk);
     ASSERT_NE(fused, nullptr);
     EXPECT_STREQ(fused->implementation(), "cuda fused");
     const int K = 7;
@@ -237,7 +237,7 @@ TEST_P(CudaFused, MatchesTheReferenceAndTheCpuPlugin) {
     std::string why;
     auto cpu = hf::test::backend_or_reason("cpu", GetParam(), &why);
     if (!cpu) GTEST_SKIP() << "skipped (the comparisons above ran): " << why;
-    auto cfused = cpu->compile_likelihood(pk);
+    auto cfused = hf::compile_likelihood(*cpu, pk);
     if (!cfused) GTEST_SKIP() << "skipped (the comparisons above ran): the cpu plugin has no fused likelihood";
     hf::Tensor cg;
     auto clp = cpu->to_host_double(cfused->logpdf(cpu->from_host(pars_in, Shape{K, pk.n_pars}), cpu->from_host(data_in), &cg));
@@ -254,7 +254,7 @@ TEST_P(CudaFused, MatchesTheReferenceAndTheCpuPlugin) {
 TEST_P(CudaFused, EvaluationDownloadsOnlyTheResults) {
     HF_CUDA_BACKEND_OR_SKIP(b, GetParam());
     const auto pk = make_packed();
-    auto fused = b->compile_likelihood(pk);
+    auto fused = hf::compile_likelihood(*b, pk);
     const int K = 64;
     auto tp = b->from_host(make_points(K), Shape{K, pk.n_pars});
     auto td = b->from_host(make_data());
@@ -283,10 +283,10 @@ TEST_P(CudaFused, RejectsInconsistentTables) {
     HF_CUDA_BACKEND_OR_SKIP(b, GetParam());
     auto pk = make_packed();
     pk.factor_par[2] = 99;
-    EXPECT_THROW(b->compile_likelihood(pk), hf::ShapeError);
+    EXPECT_THROW(hf::compile_likelihood(*b, pk), hf::ShapeError);
     pk = make_packed();
     pk.delta_offsets.back() += 1;
-    EXPECT_THROW(b->compile_likelihood(pk), hf::ShapeError);
+    EXPECT_THROW(hf::compile_likelihood(*b, pk), hf::ShapeError);
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, CudaFused, ::testing::Values("64b", "32b"),

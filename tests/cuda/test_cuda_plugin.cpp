@@ -4,7 +4,8 @@
 #include <string>
 
 #include "cuda_test_support.hpp"
-#include "hfcore/likelihood.hpp"
+#include "hfcore/plugin/abi.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
 #include "hfcore/diagnostics.hpp"
 #include "hfcore/json.hpp"
 #include "hfcore/model.hpp"

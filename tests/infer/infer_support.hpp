@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
 #include "hfcore/infer.hpp"
 #include "hfcore/json.hpp"
 #include "hfcore/model.hpp"
@@ -47,10 +47,10 @@ inline Case load_case(const std::string& name, const std::string& precision = "6
     c.ws = std::make_unique<Workspace>(Workspace::load_file((dir / "workspace.json").string()));
     ModelRequest req;
     const auto& codes = c.expected["model_settings"]["effective_interpcodes"];
-    req.settings.normsys_interpcode = codes["normsys"]["interpcode"].as_string();
-    req.settings.histosys_interpcode = codes["histosys"]["interpcode"].as_string();
+    req.settings.normsys_interpcode = hf::parse_interpcode(codes["normsys"]["interpcode"].as_string());
+    req.settings.histosys_interpcode = hf::parse_interpcode(codes["histosys"]["interpcode"].as_string());
     LoadOptions lo;
-    lo.precision = precision;
+    lo.precision = hf::parse_precision(precision);
     c.model = std::make_unique<Model>(c.ws->model_spec(req), load_backend("cpu", lo));
     c.data = c.model->data_from_observations(c.ws->spec().observations);
     return c;

@@ -11,7 +11,7 @@ namespace {
 std::vector<BackendPtr> other_backends(const std::string& precision) {
     std::vector<BackendPtr> out;
     LoadOptions lo;
-    lo.precision = precision;
+    lo.precision = hf::parse_precision(precision);
     for (const char* name : {"opencl", "cuda"}) {
         try {
             out.push_back(load_backend(name, lo));
@@ -25,8 +25,8 @@ std::vector<BackendPtr> other_backends(const std::string& precision) {
 std::unique_ptr<Model> model_on(const Case& c, const BackendPtr& backend) {
     ModelRequest req;
     const auto& codes = c.expected["model_settings"]["effective_interpcodes"];
-    req.settings.normsys_interpcode = codes["normsys"]["interpcode"].as_string();
-    req.settings.histosys_interpcode = codes["histosys"]["interpcode"].as_string();
+    req.settings.normsys_interpcode = hf::parse_interpcode(codes["normsys"]["interpcode"].as_string());
+    req.settings.histosys_interpcode = hf::parse_interpcode(codes["histosys"]["interpcode"].as_string());
     return std::make_unique<Model>(c.ws->model_spec(req), backend);
 }
 

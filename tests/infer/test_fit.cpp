@@ -20,7 +20,7 @@ Example load_example(const std::optional<std::string>& poi = std::nullopt, const
     ModelRequest req;
     req.poi = poi;
     LoadOptions lo;
-    lo.precision = precision;
+    lo.precision = hf::parse_precision(precision);
     e.model = std::make_unique<Model>(e.ws->model_spec(req), load_backend("cpu", lo));
     e.data = e.model->data_from_observations(e.ws->spec().observations);
     return e;

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 #include "infer_support.hpp"
 
 namespace hf::test {
@@ -38,7 +39,7 @@ TEST(Toys, SamplesFollowTheModel) {
         const std::int64_t K = 20000, W = c.model->n_main() + c.model->n_aux();
         auto toys = host(infer::sample_toys(*c.model, pars, 0, K, 7, 0));
         auto expected = c.model->expected_data(pars, true);
-        const auto& packed = c.model->packed();
+        const auto& packed = hf::packed_likelihood(*c.model);
         for (std::int64_t j = 0; j < W; ++j) {
             double mean = 0, var = 0;
             bool integers = true;

@@ -63,7 +63,7 @@ TEST(UpperLimit, ExpectedLimitsOfFullHypotestsReachTheLevel) {
     HF_REQUIRE_SHARED();
     Case c = load_case("2bin_histosys");
     infer::HypotestOptions o;
-    o.calc_base_dist = "clipped_normal";
+    o.calc_base_dist = infer::BaseDist::clipped_normal;
     infer::Toms748Options t;
     t.rtol = 1e-7;
     auto r = infer::upper_limit(*c.model, c.data, t, o);

@@ -45,8 +45,8 @@ inline Fixture load_fixture(const std::string& name) {
         for (const auto& p : patches->as_array())
             req.patches.push_back(JsonPatch::load_file((shared_dir() / p.as_string()).string()));
     const auto& ms = f.doc["modifier_settings"];
-    req.settings.normsys_interpcode = ms["normsys"]["interpcode"].as_string();
-    req.settings.histosys_interpcode = ms["histosys"]["interpcode"].as_string();
+    req.settings.normsys_interpcode = hf::parse_interpcode(ms["normsys"]["interpcode"].as_string());
+    req.settings.histosys_interpcode = hf::parse_interpcode(ms["histosys"]["interpcode"].as_string());
     req.poi = f.doc["poi_name"].is_null() ? std::string() : f.doc["poi_name"].as_string();
     f.spec = ws.model_spec(req);
     f.data = numbers(f.doc["data"]);

@@ -45,7 +45,7 @@ TEST_P(ModelReference, Cpu32MatchesPyhfTo1e5) {
     HF_REQUIRE_SHARED();
     Fixture f = load_fixture(GetParam());
     LoadOptions o;
-    o.precision = "32b";
+    o.precision = hf::Precision::f32;
     Model m32(f.spec, load_backend("cpu", o));
     Model m64(f.spec, load_backend("cpu"));
     auto round32 = [](std::vector<double> v) {

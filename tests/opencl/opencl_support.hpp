@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
 #include "hfcore/errors.hpp"
 #include "test_support.hpp"
 

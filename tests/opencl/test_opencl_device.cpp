@@ -19,7 +19,7 @@ hf::BackendPtr load(int platform, int device, const char* precision = "64b") {
     hf::LoadOptions o;
     o.platform = platform;
     o.device = device;
-    o.precision = precision;
+    o.precision = hf::parse_precision(precision);
     return hf::load_backend("opencl", o);
 }
 

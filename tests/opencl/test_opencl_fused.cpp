@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "hfcore/likelihood.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 #include "opencl_support.hpp"
 
 namespace {
@@ -107,12 +107,12 @@ struct Pair {
 
 Pair load_pair(const char* precision, const PackedLikelihood& pk) {
     hf::LoadOptions o;
-    o.precision = precision;
+    o.precision = hf::parse_precision(precision);
     Pair p;
     p.cl = hf::load_backend("opencl", o);
     p.cpu = hf::load_backend("cpu", o);
-    p.fcl = p.cl->compile_likelihood(pk);
-    p.fcpu = p.cpu->compile_likelihood(pk);
+    p.fcl = hf::compile_likelihood(*p.cl, pk);
+    p.fcpu = hf::compile_likelihood(*p.cpu, pk);
     return p;
 }
 
@@ -175,9 +175,9 @@ TEST_P(OpenCLFused, MatchesCpuPlugin) {
 TEST_P(OpenCLFused, OneEvaluationDownloadsOnlyTheResults) {
     HF_REQUIRE_PLUGIN("opencl");
     hf::LoadOptions o;
-    o.precision = GetParam();
+    o.precision = hf::parse_precision(GetParam());
     auto be = hf::load_backend("opencl", o);
-    auto f = be->compile_likelihood(make_model());
+    auto f = hf::compile_likelihood(*be, make_model());
     const int K = 16;
     auto pars = be->from_host(make_points(K), {K, 9});
     auto data = be->from_host(kData);
@@ -207,10 +207,10 @@ TEST_P(OpenCLFused, RejectsBadShapesAndForeignTensors) {
     HF_REQUIRE_PLUGIN("opencl");
     HF_REQUIRE_PLUGIN("cpu");
     hf::LoadOptions o;
-    o.precision = GetParam();
+    o.precision = hf::parse_precision(GetParam());
     auto be = hf::load_backend("opencl", o);
     auto cpu = hf::load_backend("cpu", o);
-    auto f = be->compile_likelihood(make_model());
+    auto f = hf::compile_likelihood(*be, make_model());
     auto data = be->from_host(kData);
     EXPECT_THROW(f->logpdf(be->from_host(std::vector<double>(8, 1.0), {1, 8}), data, nullptr), hf::ShapeError);
     EXPECT_THROW(f->logpdf(be->from_host(make_points(2), {2, 9}), be->from_host(std::vector<double>(5, 1.0)), nullptr),
@@ -218,7 +218,7 @@ TEST_P(OpenCLFused, RejectsBadShapesAndForeignTensors) {
     EXPECT_THROW(f->logpdf(cpu->from_host(make_points(1), {1, 9}), data, nullptr), hf::BackendMismatch);
     auto bad = make_model();
     bad.factor_par[3] = 99;
-    EXPECT_THROW(be->compile_likelihood(bad), hf::ShapeError);
+    EXPECT_THROW(hf::compile_likelihood(*be, bad), hf::ShapeError);
 }
 
 TEST_P(OpenCLFused, ManyPointsAndAnEmptyBatch) {
@@ -241,9 +241,9 @@ TEST_P(OpenCLFused, ManyPointsAndAnEmptyBatch) {
 TEST(OpenCLFusedGradient, MatchesFiniteDifferencesAt64b) {
     HF_REQUIRE_PLUGIN("opencl");
     hf::LoadOptions o;
-    o.precision = "64b";
+    o.precision = hf::Precision::f64;
     auto be = hf::load_backend("opencl", o);
-    auto f = be->compile_likelihood(make_model());
+    auto f = hf::compile_likelihood(*be, make_model());
     auto pars = make_points(3);
     pars[0] = 0.7;
     pars[9 + 3] = 0.3;  // code1 has a kink at 0, where a central difference averages the two slopes

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../model/model_fixture.hpp"
+#include "hfcore/plugin/likelihood.hpp"
 #include "opencl_support.hpp"
 
 namespace hf::test {
@@ -13,7 +14,7 @@ class OpenCLModels : public ::testing::TestWithParam<std::string> {};
 
 LoadOptions precision(const char* p) {
     LoadOptions o;
-    o.precision = p;
+    o.precision = hf::parse_precision(p);
     return o;
 }
 
@@ -35,7 +36,7 @@ TEST_P(OpenCLModels, Fused32IsExactForItsFloatInputsTo1e5) {
     HF_REQUIRE_PLUGIN("cpu");
     Fixture f = load_fixture(GetParam());
     Model m(f.spec, load_backend("cpu"));
-    PackedLikelihood pk = m.packed();
+    PackedLikelihood pk = hf::packed_likelihood(m);
     auto rf = [](std::vector<double>& v) {
         for (double& x : v) x = static_cast<double>(static_cast<float>(x));
     };
@@ -44,8 +45,8 @@ TEST_P(OpenCLModels, Fused32IsExactForItsFloatInputsTo1e5) {
         rf(*v);
     auto cpu = load_backend("cpu", precision("64b"));
     auto cl = load_backend("opencl", precision("32b"));
-    auto ref = cpu->compile_likelihood(pk);
-    auto fl = cl->compile_likelihood(pk);
+    auto ref = hf::compile_likelihood(*cpu, pk);
+    auto fl = hf::compile_likelihood(*cl, pk);
     ASSERT_TRUE(ref && fl);
     std::vector<double> pars, data = f.data;
     const auto& points = f.doc["points"].as_array();

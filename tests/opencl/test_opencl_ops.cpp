@@ -15,7 +15,7 @@ namespace {
 
 hf::BackendPtr cl(const char* precision) {
     hf::LoadOptions o;
-    o.precision = precision;
+    o.precision = hf::parse_precision(precision);
     return hf::load_backend("opencl", o);
 }
 
@@ -116,7 +116,7 @@ TEST_P(OpenCLOps, GatherChecksHostKnownIndicesAndClampsDeviceComputedOnes) {
 TEST_P(OpenCLOps, RandomNumbersEqualTheCpuPlugin) {
     HF_REQUIRE_PLUGIN("cpu");
     hf::LoadOptions o;
-    o.precision = GetParam();
+    o.precision = hf::parse_precision(GetParam());
     auto cpu = hf::load_backend("cpu", o);
     const hf::Shape shape = {1000};
     const std::uint64_t seed = 0x1234abcd5678ull, offset = 77;

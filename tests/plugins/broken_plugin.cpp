@@ -1,7 +1,7 @@
 // Deliberately broken plugins for the loader tests: one source, one defect per HF_BROKEN_<KIND> macro.
 #include <stdexcept>
 
-#include "hfcore/plugin_abi.hpp"
+#include "hfcore/plugin/abi.hpp"
 
 #if defined(HF_BROKEN_NOENTRY)
 // A shared library that is not an hfcore plugin: none of the three entry points.

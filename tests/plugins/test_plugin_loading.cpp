@@ -11,7 +11,8 @@
 #include <string>
 #include <utility>
 
-#include "hfcore/backends.hpp"
+#include "hfcore/loader.hpp"
+#include "hfcore/plugin/abi.hpp"
 #include "hfcore/errors.hpp"
 #include "test_support.hpp"
 
@@ -156,7 +157,7 @@ TEST(PluginLoading, PluginPathFindsACopyUnderAnotherName) {
         EXPECT_EQ(search[1], dir.string());
 
         hf::LoadOptions o;
-        o.precision = "32b";
+        o.precision = hf::Precision::f32;
         auto b = hf::load_backend("cpucopy", o);
         EXPECT_EQ(b->name(), "cpu");
         EXPECT_EQ(b->precision(), hf::Precision::f32);

@@ -1,4 +1,4 @@
-/* Fused HistFactory likelihood for K parameter points (semantics: include/hfcore/likelihood.hpp). Included
+/* Fused HistFactory likelihood for K parameter points (semantics: include/hfcore/plugin/likelihood.hpp). Included
  * after hf_likelihood_math.h and fused_layout.h with hf_real set to the program's precision. Rates are computed
  * in hf_real; the Poisson and Gaussian terms, their derivatives and every sum are computed in hf_wide, which is
  * double whenever the device has it (the hfw_* functions are hf_likelihood_math.h instantiated for hf_wide).

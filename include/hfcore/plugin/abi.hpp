@@ -9,30 +9,16 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
-#include <vector>
 
-#include "hfcore/backend.hpp"
+#include "hfcore/loader.hpp"
+#include "hfcore/plugin/backend.hpp"
 
-// Bump on any change to Backend, FusedLikelihood, PackedLikelihood or PluginInterface.
+// Bump on any change to the binary layout of Backend, PluginBackend, Tensor, FusedLikelihood, PackedLikelihood
+// or PluginInterface. Moving the kernels from Backend into PluginBackend kept version 1: the data members and
+// the order of the virtual functions (hence the vtable) are what they were.
 #define HFCORE_PLUGIN_ABI_VERSION 1u
 
 namespace hf {
-
-struct DeviceInfo {
-    int index = 0;
-    std::string name;
-    bool fp64 = true;
-    bool fp32 = true;
-    std::string detail;  // e.g. "OpenCL 3.0 PoCL, platform 0", memory size
-};
-
-// What a plugin reports about this machine. usable == false comes with a reason.
-struct PluginProbe {
-    bool usable = false;
-    std::string reason;             // why not usable ("no CUDA driver", "no OpenCL platform")
-    std::vector<DeviceInfo> devices;
-};
 
 struct PluginInterface {
     const char* name;         // "cpu", "opencl", "cuda"

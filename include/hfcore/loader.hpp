@@ -7,16 +7,17 @@
 // says what it chose.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "hfcore/plugin_abi.hpp"
+#include "hfcore/backend.hpp"
 
 namespace hf {
 
 struct LoadOptions {
-    std::string precision = "64b";  // "32b" or "64b"
+    Precision precision = Precision::f64;  // parse_precision("32b") from text
     int device = 0;
     int platform = 0;
     std::string plugin_path;        // explicit file, searched first
@@ -32,6 +33,22 @@ BackendPtr set_backend(const std::string& name, const LoadOptions& options = {})
 // The process default; the cpu plugin at 64b if none was set.
 BackendPtr default_backend();
 
+// A device a plugin found on this machine.
+struct DeviceInfo {
+    int index = 0;
+    std::string name;
+    bool fp64 = true;
+    bool fp32 = true;
+    std::string detail;  // e.g. "OpenCL 3.0 PoCL, platform 0", memory size
+};
+
+// What a plugin reports about this machine. usable == false comes with a reason.
+struct PluginProbe {
+    bool usable = false;
+    std::string reason;             // why not usable ("no CUDA driver", "no OpenCL platform")
+    std::vector<DeviceInfo> devices;
+};
+
 // Every plugin file found on the search path, usable or not.
 struct PluginListing {
     std::string name;
@@ -46,7 +63,5 @@ std::vector<PluginListing> list_plugins();
 
 // The folders searched, in order (for messages and `hfcore backends`).
 std::vector<std::string> plugin_search_path();
-
-Precision parse_precision(const std::string& s);  // "32b"/"64b" (also "32"/"64"); InputError otherwise
 
 }  // namespace hf

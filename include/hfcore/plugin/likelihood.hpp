@@ -10,11 +10,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
-#include "hfcore/tensor.hpp"
+#include "hfcore/backend.hpp"
 
 namespace hf {
+
+class Model;
 
 // Multiplicative factor kinds. alpha = pars[factor_par].
 enum FactorKind : std::int32_t {
@@ -75,5 +78,12 @@ public:
 
     virtual const char* implementation() const = 0;  // e.g. "cpu fused", "tier-1 fallback"
 };
+
+// The backend's fused kernels for `packed` (its PluginBackend::k_compile_likelihood), or nullptr when the
+// plugin offers none.
+std::unique_ptr<FusedLikelihood> compile_likelihood(Backend& backend, const PackedLikelihood& packed);
+
+// What a Model compiled its workspace into (for plugin tests: the same likelihood on another backend).
+const PackedLikelihood& packed_likelihood(const Model& model);
 
 }  // namespace hf

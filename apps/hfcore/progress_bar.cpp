@@ -3,11 +3,12 @@
 
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <mutex>
 
-#include "hfcore/infer.hpp"
+#include "progress_bar.hpp"
 
-namespace hf::infer {
+namespace hf::cli {
 
 struct ProgressBar::Impl {
     std::string label;
@@ -78,7 +79,7 @@ void ProgressBar::finish() {
     impl_->drawn = false;
 }
 
-ProgressFn ProgressBar::callback() {
+infer::ProgressFn ProgressBar::callback() {
     return [this](std::int64_t done, std::int64_t total, const std::string& label) {
         {
             std::lock_guard<std::mutex> lock(impl_->mutex);
@@ -89,4 +90,4 @@ ProgressFn ProgressBar::callback() {
     };
 }
 
-}  // namespace hf::infer
+}  // namespace hf::cli
