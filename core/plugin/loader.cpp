@@ -17,6 +17,11 @@
 #include "hfcore/loader.hpp"
 #include "hfcore/plugin/abi.hpp"
 
+// Set by core/CMakeLists.txt: the plugin folder relative to libhfcore's own folder (any install prefix), and
+// the same folder under the configured prefix.
+#ifndef HFCORE_PLUGIN_DIR_FROM_LIB
+#define HFCORE_PLUGIN_DIR_FROM_LIB "hfcore/plugins"
+#endif
 #ifndef HFCORE_INSTALL_PLUGIN_DIR
 #define HFCORE_INSTALL_PLUGIN_DIR "/usr/local/lib/hfcore/plugins"
 #endif
@@ -195,7 +200,11 @@ std::vector<std::string> plugin_search_path() {
         while (std::getline(ss, d, ':')) add(d);
     }
     try {
-        add(boost::dll::this_line_location().parent_path().string());
+        // Beside libhfcore (the build tree), then the install's plugin folder relative to it, so that an
+        // install moved to another prefix still finds its own plugins.
+        const fs::path lib_dir = fs::path(boost::dll::this_line_location().parent_path().string()).lexically_normal();
+        add(lib_dir.string());
+        add((lib_dir / HFCORE_PLUGIN_DIR_FROM_LIB).lexically_normal().string());
     } catch (const std::exception&) {
     }
     add(HFCORE_INSTALL_PLUGIN_DIR);
