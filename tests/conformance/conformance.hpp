@@ -42,12 +42,24 @@ inline std::string param_name(const ::testing::TestParamInfo<BackendParam>& info
     return s;
 }
 
+// Which plugins and precisions the suite runs on: every plugin found, both precisions (test_conformance), or
+// the one plugin hfcore-conformance was asked to check. Set before the tests are registered.
+struct Selection {
+    std::string plugin;  // empty: every plugin found
+    std::vector<std::string> precisions{"64b", "32b"};
+};
+inline Selection& selection() {
+    static Selection s;
+    return s;
+}
+
 // One (plugin, precision) pair per plugin found; unusable ones carry the reason they will be skipped with.
 // Computed once per process: every suite instantiates over it, and probing a GPU runtime is not free.
 inline std::vector<BackendParam> discover_uncached() {
     std::vector<BackendParam> out;
     for (const auto& l : hf::list_plugins()) {
-        for (const char* prec : {"64b", "32b"}) {
+        if (!selection().plugin.empty() && l.name != selection().plugin) continue;
+        for (const std::string& prec : selection().precisions) {
             BackendParam p{l.name, prec, false, ""};
             if (!l.loaded) {
                 p.reason = "plugin file does not load: " + l.load_error;
@@ -55,7 +67,7 @@ inline std::vector<BackendParam> discover_uncached() {
                 p.reason = "unavailable: " + l.probe.reason;
             } else if (l.probe.devices.empty()) {
                 p.reason = "no device";
-            } else if (std::string(prec) == "64b" && !l.probe.devices.front().fp64) {
+            } else if (prec == "64b" && !l.probe.devices.front().fp64) {
                 p.reason = "device " + l.probe.devices.front().name + " has no fp64";
             } else {
                 p.usable = true;

@@ -75,27 +75,7 @@ TEST_P(ModelGradient, FusedMatchesFallback) {
     ModelOptions o;
     o.prefer_fused = false;
     Model fallback(f.spec, backend, o);
-    ASSERT_STRNE(fused.implementation(), fallback.implementation());
-    Backend& b = *backend;
-    const auto& points = f.doc["points"].as_array();
-    std::vector<double> all;
-    for (const auto& p : points) {
-        auto x = numbers(p["pars"]);
-        all.insert(all.end(), x.begin(), x.end());
-    }
-    const auto K = static_cast<std::int64_t>(points.size());
-    Tensor pars = b.from_host(all, {K, fused.n_pars()});
-    Tensor data = b.from_host(f.data);
-    Tensor g1, g2;
-    auto l1 = b.to_host_double(fused.logpdf(pars, data, &g1));
-    auto l2 = b.to_host_double(fallback.logpdf(pars, data, &g2));
-    for (std::int64_t k = 0; k < K; ++k) EXPECT_TRUE(close(l1[k], l2[k], 1e-12, 1e-12)) << k;
-    auto v1 = b.to_host_double(g1), v2 = b.to_host_double(g2);
-    ASSERT_EQ(v1.size(), v2.size());
-    for (std::size_t i = 0; i < v1.size(); ++i)
-        EXPECT_TRUE(close(v1[i], v2[i], 1e-10, 1e-9)) << f.name << " grad[" << i << "] " << v1[i] << " vs " << v2[i];
-    auto e1 = b.to_host_double(fused.expected_data(pars)), e2 = b.to_host_double(fallback.expected_data(pars));
-    for (std::size_t i = 0; i < e1.size(); ++i) EXPECT_TRUE(close(e1[i], e2[i], 1e-12, 1e-12)) << i;
+    expect_fused_matches_fallback(fused, fallback, f, {1e-12, 1e-12, 1e-10, 1e-9, 1e-12, 1e-12});
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFixtures, ModelGradient, ::testing::ValuesIn(fixture_names()),
