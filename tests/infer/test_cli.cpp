@@ -199,14 +199,14 @@ TEST(Cli, ScanPatchFilesAndPatchSet) {
     std::filesystem::remove_all(dir);
 }
 
-// docs/user-guide.md shows examples/cpp/fit_and_cls.cpp (built and run as the test example_fit_and_cls)
+// docs/user-guide.md shows examples/external-app/fit_and_cls.cpp (built and run as the test example_fit_and_cls)
 // verbatim, so the guide cannot drift from the program that is tested.
 TEST(Docs, UserGuideShowsTheTestedExample) {
     const std::string guide = read_text(source_dir() / "docs" / "user-guide.md");
-    const std::string program = read_text(source_dir() / "examples" / "cpp" / "fit_and_cls.cpp");
+    const std::string program = read_text(source_dir() / "examples" / "external-app" / "fit_and_cls.cpp");
     ASSERT_FALSE(program.empty());
     EXPECT_NE(guide.find(program), std::string::npos)
-        << "docs/user-guide.md no longer contains examples/cpp/fit_and_cls.cpp verbatim";
+        << "docs/user-guide.md no longer contains examples/external-app/fit_and_cls.cpp verbatim";
 }
 
 }  // namespace

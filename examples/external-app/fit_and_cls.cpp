@@ -32,10 +32,12 @@ int main(int argc, char** argv) {
         for (std::size_t i = 0; i < names.size(); ++i)
             std::printf("  %-24s %10.5f +- %.5f\n", names[i].c_str(), fit.bestfit[i], fit.uncertainties[i]);
 
-        // CLs at mu = 1 with the asymptotic calculator and q~ (pyhf's defaults).
+        // CLs at mu = 1 with the asymptotic calculator and q~ (pyhf's defaults), as `hfcore cls` computes it;
+        // printed with every digit so that the two can be compared.
         const hf::infer::HypotestResult h = hf::infer::hypotest(1.0, model, data);
-        std::printf("CLs_obs = %.6f\n", h.obs);
-        std::printf("CLs_exp = [%.6f, %.6f, %.6f, %.6f, %.6f]\n", h.exp[0], h.exp[1], h.exp[2], h.exp[3], h.exp[4]);
+        std::printf("CLs_obs = %.17g\n", h.obs);
+        std::printf("CLs_exp = [%.17g, %.17g, %.17g, %.17g, %.17g]\n", h.exp[0], h.exp[1], h.exp[2], h.exp[3],
+                    h.exp[4]);
 
         // Observed and expected upper limits on mu at 95% CL.
         const hf::infer::UpperLimitResult ul = hf::infer::upper_limit(model, data);
