@@ -22,3 +22,17 @@ install(FILES ${PROJECT_BINARY_DIR}/package/hfcore-config.cmake
 hfcore_relative_path(HFCORE_PC_TO_PREFIX ${CMAKE_INSTALL_LIBDIR}/pkgconfig "")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/hfcore.pc.in ${PROJECT_BINARY_DIR}/package/hfcore.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/package/hfcore.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# Binary packages of the same tree (`cpack -G TGZ` or `cpack -G DEB` in the build folder, after a full build):
+# a .tar.gz that runs wherever it is unpacked, and a .deb for /usr whose Depends dpkg-shlibdeps reads from the
+# binaries. cuBLAS comes with the CUDA toolkit, not from Debian, so the .deb does not require it; without it the
+# cuda plugin is listed as broken with the loader's reason.
+set(CPACK_PACKAGE_NAME hfcore)
+set(CPACK_PACKAGE_VENDOR "hfcore")
+set(CPACK_PACKAGE_CONTACT "hfcore developers")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "HistFactory (pyhf JSON) likelihoods: fits, CLs, upper limits; backend plugins")
+set(CPACK_GENERATOR TGZ)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+include(CPack)
