@@ -1,7 +1,7 @@
-// The `ref` backend: hf::Backend with every Tier 1 kernel written as a plain loop over host memory.
+// The `ref` backend: hf::PluginBackend with every Tier 1 kernel written as a plain loop over host memory.
 //
 // The core (libhfcore) has already checked operands, worked out shapes and broadcasting and allocated the output
-// when a kernel runs (include/hfcore/backend.hpp), so each kernel only fills `out`.
+// when a kernel runs (include/hfcore/plugin/backend.hpp), so each kernel only fills `out`.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "hfcore/backend.hpp"
+#include "hfcore/plugin/backend.hpp"
 
 namespace ref {
 
@@ -26,7 +26,7 @@ private:
 
 template <class T>
 T* values(const hf::Tensor& t) {
-    return static_cast<T*>(t.storage_as<HostStorage>().data());
+    return static_cast<T*>(hf::PluginBackend::storage_as<HostStorage>(t).data());
 }
 
 // Calls f(std::type_identity<T>{}) with T the element type of the dtype (bool held as std::uint8_t).
@@ -42,9 +42,9 @@ decltype(auto) visit(hf::DType dtype, F&& f) {
     return f(std::type_identity<std::uint8_t>{});
 }
 
-class RefBackend final : public hf::Backend {
+class RefBackend final : public hf::PluginBackend {
 public:
-    explicit RefBackend(hf::Precision precision) : Backend(precision) {}
+    explicit RefBackend(hf::Precision precision) : PluginBackend(precision) {}
     std::string name() const override { return "ref"; }
     std::string device_name() const override { return "host, plain loops"; }
 

@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "hfcore/plugin_abi.hpp"
+#include "hfcore/plugin/abi.hpp"
 #include "ref_backend.hpp"
 
 namespace {

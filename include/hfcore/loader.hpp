@@ -1,8 +1,8 @@
 // Choosing a backend: plugins are found by name, loaded once (never unloaded), and asked for a Backend.
 //
 // Search order for libhfcore-backend-NAME.so: an explicit path (LoadOptions::plugin_path or a NAME that is a
-// path), each folder of HFCORE_PLUGIN_PATH (colon-separated), the folder of libhfcore.so, the installed plugin
-// folder. HFCORE_TRACE_PLUGINS=1 prints every attempt to stderr. Nothing falls back silently: asking for "cuda"
+// path), each folder of HFCORE_PLUGIN_PATH (colon-separated), the folder of libhfcore.so, the install's plugin
+// folder relative to it (lib/hfcore/plugins in any prefix), that folder under the configured prefix. HFCORE_TRACE_PLUGINS=1 prints every attempt to stderr. Nothing falls back silently: asking for "cuda"
 // without a GPU throws PluginError saying why. Only the name "auto" chooses (cuda, then opencl, then cpu) and
 // says what it chose.
 #pragma once
