@@ -48,7 +48,7 @@ const hf::cli::Register reg(
             auto backend = o->model.make_backend();
             auto lm = hf::cli::load_model(o->model, backend);
             auto options = o->fits.diagnostic_options();
-            hf::infer::ProgressBar bar("profile", 0);
+            hf::cli::ProgressBar bar("profile", 0);
             options.progress = hf::cli::progress_as(bar, "profile");
             const auto r = hf::infer::profile_scan(*lm.model, lm.data, axes, options);
             bar.finish();

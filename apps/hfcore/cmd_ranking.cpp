@@ -29,7 +29,7 @@ const hf::cli::Register reg(
             static_cast<hf::infer::DiagnosticOptions&>(ro) = o->fits.diagnostic_options();
             ro.poi = o->poi;
             ro.uncertainties = hf::cli::convention(o->hessian);
-            hf::infer::ProgressBar bar("ranking", 0);
+            hf::cli::ProgressBar bar("ranking", 0);
             ro.progress = hf::cli::progress_as(bar, "ranking");
             const auto r = hf::infer::ranking(*lm.model, lm.data, ro);
             bar.finish();

@@ -79,7 +79,7 @@ const hf::cli::Register reg(
             } else {
                 // Root finding with toys is long: a bar of the hypotests and their toys.
                 const bool toys = opts.calctype == hf::infer::CalcType::toybased;
-                hf::infer::ProgressBar bar("upper limit", 0, toys);
+                hf::cli::ProgressBar bar("upper limit", 0, toys);
                 if (toys) opts.progress = bar.callback();
                 hf::infer::Toms748Options t;
                 t.level = o->level;

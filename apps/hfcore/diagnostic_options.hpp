@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include "hfcore/diagnostics.hpp"
+#include "progress_bar.hpp"
 
 namespace hf::cli {
 
@@ -15,7 +16,7 @@ struct FixedFitOptions {
 };
 
 // A progress callback that draws `bar` under `label` (the diagnostics report their fits as "fits").
-inline infer::ProgressFn progress_as(infer::ProgressBar& bar, const std::string& label) {
+inline infer::ProgressFn progress_as(ProgressBar& bar, const std::string& label) {
     return [cb = bar.callback(), label](std::int64_t done, std::int64_t total, const std::string&) {
         cb(done, total, label);
     };

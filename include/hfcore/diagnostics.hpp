@@ -68,7 +68,7 @@ struct DiagnosticOptions {
     int threads = 1;    // worker threads for fits run alone (0 = the number of CPUs)
     UncertaintyConvention uncertainties = UncertaintyConvention::minuit;
     // Optional: called with (fits done, fits to run, label) as the fits with parameters held finish (ranking,
-    // profile scans), also from worker threads, so it must be thread-safe (ProgressBar::callback() is).
+    // profile scans), also from worker threads, so it must be thread-safe (the CLI's ProgressBar::callback() is).
     ProgressFn progress;
 };
 
