@@ -52,18 +52,14 @@ void PyModel::set_poi(const std::string& poi) {
 namespace {
 
 hf::ModifierSettings settings_from(const std::string& normsys, const std::string& histosys) {
-    // pyhf raises InvalidInterpCode for codes it does not know; hfcore implements pyhf's defaults and the
-    // kinked codes (normsys code1/code4, histosys code0/code2/code4p).
-    if (normsys != "code1" && normsys != "code4")
-        raise(Kind::InvalidInterpCode, "normsys interpolation code '" + normsys +
-                                           "' is not supported (hfcore has code1 and code4)");
-    if (histosys != "code0" && histosys != "code2" && histosys != "code4p")
-        raise(Kind::InvalidInterpCode, "histosys interpolation code '" + histosys +
-                                           "' is not supported (hfcore has code0, code2 and code4p)");
-    hf::ModifierSettings s;
-    s.normsys_interpcode = hf::parse_interpcode(normsys);
-    s.histosys_interpcode = hf::parse_interpcode(histosys);
-    return s;
+    // pyhf raises InvalidInterpCode for codes it does not know; hfcore has pyhf's defaults and the kinked codes,
+    // and the core says which (normsys code1/code4, histosys code0/code2/code4p).
+    return guarded(Kind::InvalidInterpCode, [&] {
+        hf::ModifierSettings s;
+        s.set("normsys", hf::parse_interpcode(normsys));
+        s.set("histosys", hf::parse_interpcode(histosys));
+        return s;
+    });
 }
 
 nb::list str_list(const std::vector<std::string>& v) {
@@ -127,9 +123,9 @@ nb::dict config_info(PyModel& self) {
     d["parameter_sets"] = sets;
     nb::dict settings;
     settings["normsys"] = nb::dict();
-    settings["normsys"]["interpcode"] = m->modifier_settings().normsys_interpcode;
+    settings["normsys"]["interpcode"] = hf::interpcode_name(m->modifier_settings().normsys_interpcode);
     settings["histosys"] = nb::dict();
-    settings["histosys"]["interpcode"] = m->modifier_settings().histosys_interpcode;
+    settings["histosys"]["interpcode"] = hf::interpcode_name(m->modifier_settings().histosys_interpcode);
     d["modifier_settings"] = settings;
     d["implementation"] = m->implementation();
     return d;
