@@ -20,6 +20,7 @@ const hf::cli::Register reg(
         return [o]() {
             auto backend = o->model.make_backend();
             auto lm = hf::cli::load_model(o->model, backend);
+            hf::cli::check_poi_value(*lm.model, o->infer.test_poi, "--test-poi");
             auto opts = o->infer.hypotest_options();
             hf::cli::ProgressBar bar("toys", 2 * opts.ntoys, opts.calctype == hf::infer::CalcType::toybased);
             if (opts.calctype == hf::infer::CalcType::toybased) opts.progress = bar.callback();

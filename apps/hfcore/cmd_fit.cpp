@@ -24,7 +24,7 @@ const hf::cli::Register reg(
         sub.add_flag("--value", o->value, "Accepted for pyhf compatibility: twice_nll is always printed");
         sub.add_flag("--uncertainties", o->uncertainties,
                      "Also print uncertainties and correlations (inverse Hessian at the minimum)");
-        sub.add_option("--fixed-poi", o->fixed_poi, "Fit with the POI fixed at this value");
+        sub.add_option("--fixed-poi", o->fixed_poi, "Fit with the POI fixed at this value")->check(hf::cli::kFiniteNumber);
         sub.add_option("--minos", o->minos,
                        "Asymmetric intervals (2 Delta NLL = 1 crossings of the profile) of these parameters "
                        "(par_names entries, space or comma separated)")
@@ -44,6 +44,7 @@ const hf::cli::Register reg(
             if (!std::isnan(o->fixed_poi)) {
                 if (lm.model->poi_index() < 0)
                     throw hf::InputError("fit", "poi", "No POI is defined. A POI is required to fit with a fixed POI.");
+                hf::cli::check_poi_value(*lm.model, o->fixed_poi, "--fixed-poi");
                 config = hf::infer::FitConfig::suggested(*lm.model);
                 const auto poi = static_cast<std::size_t>(lm.model->poi_index());
                 config.init[poi] = o->fixed_poi;

@@ -78,9 +78,14 @@ const hf::cli::Register reg(
         o->model.add_to(sub, false);
         o->infer.add_to(sub);
         sub.add_flag("--upper-limit", o->upper_limit, "Also compute observed and expected upper limits");
-        sub.add_option("--rtol", o->rtol, "Relative tolerance of the upper limits")->capture_default_str();
-        sub.add_option("--level", o->level, "CLs level of the upper limits")->capture_default_str();
-        sub.add_option("--threads", o->threads, "Worker threads (default: the number of CPUs)");
+        sub.add_option("--rtol", o->rtol, "Relative tolerance of the upper limits")
+            ->capture_default_str()
+            ->check(hf::cli::kNonNegative);
+        sub.add_option("--level", o->level, "CLs level of the upper limits")
+            ->capture_default_str()
+            ->check(hf::cli::kOpenUnitInterval);
+        sub.add_option("--threads", o->threads, "Worker threads (default: the number of CPUs)")
+            ->check(CLI::Range(0, 4096));
         return [o]() {
             const auto t0 = std::chrono::steady_clock::now();
             const hf::Workspace bkg = hf::Workspace::load_file(o->model.workspace);

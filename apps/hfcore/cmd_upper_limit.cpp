@@ -31,8 +31,10 @@ std::vector<double> parse_scan(const std::string& text) {
             throw hf::InputError("--scan", text, "expected LO,HI,N");
         }
     }
-    if (parts.size() != 3 || parts[2] < 2 || parts[2] != std::floor(parts[2]) || !(parts[1] > parts[0]))
-        throw hf::InputError("--scan", text, "expected LO,HI,N with LO < HI and N >= 2");
+    // N as in `hfcore profile`: each point is a hypotest, so more than 10^5 would run for days.
+    if (parts.size() != 3 || !(parts[2] >= 2 && parts[2] <= 100000) || parts[2] != std::floor(parts[2]) ||
+        !(parts[1] > parts[0]) || !std::isfinite(parts[0]) || !std::isfinite(parts[1]))
+        throw hf::InputError("--scan", text, "expected LO,HI,N with finite LO < HI and 2 <= N <= 100000");
     const int n = static_cast<int>(parts[2]);
     std::vector<double> grid(n);
     for (int i = 0; i < n; ++i) grid[i] = parts[0] + (parts[1] - parts[0]) * i / (n - 1);  // numpy.linspace
@@ -62,13 +64,21 @@ const hf::cli::Register reg(
         o->model.add_to(sub);
         o->infer.add_to(sub, false);
         sub.add_option("--scan", o->scan, "Linear grid LO,HI,N instead of root finding");
-        sub.add_option("--level", o->level, "CLs level")->capture_default_str();
-        sub.add_option("--rtol", o->rtol, "Relative tolerance of the root")->capture_default_str();
-        sub.add_option("--atol", o->atol, "Absolute tolerance of the root")->capture_default_str();
-        sub.add_option("--upper", o->upper, "Upper end of the initial bracket (default: the POI's upper bound)");
+        sub.add_option("--level", o->level, "CLs level")->capture_default_str()->check(hf::cli::kOpenUnitInterval);
+        sub.add_option("--rtol", o->rtol, "Relative tolerance of the root")
+            ->capture_default_str()
+            ->check(hf::cli::kNonNegative);
+        sub.add_option("--atol", o->atol, "Absolute tolerance of the root")
+            ->capture_default_str()
+            ->check(hf::cli::kNonNegative);
+        sub.add_option("--upper", o->upper, "Upper end of the initial bracket (default: the POI's upper bound)")
+            ->check(hf::cli::kFiniteNumber);
         return [o]() {
             auto backend = o->model.make_backend();
+            if (o->rtol == 0 && o->atol == 0)
+                throw hf::InputError("--rtol", "", "--rtol and --atol are both 0: the root could never be reached");
             auto lm = hf::cli::load_model(o->model, backend);
+            if (!std::isnan(o->upper)) hf::cli::check_poi_value(*lm.model, o->upper, "--upper");
             auto opts = o->infer.hypotest_options();
             hf::infer::UpperLimitResult r;
             if (!o->scan.empty()) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cmd_workspace_io.hpp"
@@ -20,7 +21,7 @@ void ModelOptions::add_to(CLI::App& sub, bool with_workspace) {
         ->capture_default_str();
     sub.add_option("--precision", precision, "32b or 64b")->capture_default_str()->check(
         CLI::IsMember({"32b", "64b", "32", "64"}));
-    sub.add_option("--device", device, "Device index for the backend")->capture_default_str();
+    sub.add_option("--device", device, "Device index for the backend")->capture_default_str()->check(kNonNegative);
     sub.add_option("--interpcodes", interpcodes,
                    "Interpolation codes, e.g. normsys=code1,histosys=code0 (default normsys=code4,histosys=code4p)");
     sub.add_option("--output-file", output_file, "Write the JSON result here instead of standard output");
@@ -63,6 +64,7 @@ LoadedModel build_model(const Workspace& ws, const ModelOptions& options, const 
     req.settings = options.modifier_settings();
     out.spec = ws.model_spec(req);
     out.model = std::make_unique<Model>(out.spec, backend);
+    for (const auto& w : out.model->warnings()) warn(w);
     out.data = out.model->data_from_observations(ws.spec().observations, true, ws.source());
     return out;
 }
@@ -100,6 +102,50 @@ json::Value parameters_by_name(const Model& model, const std::vector<double>& pa
 
 void emit(const json::Value& v, const ModelOptions& options) { write_json_output(v, options.output_file); }
 
+namespace {
+// The number the whole of `text` spells, or nullopt (CLI11's own conversion runs after the checks).
+std::optional<double> parse_number(const std::string& text) {
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(text, &used);
+        if (used == text.size()) return v;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+CLI::Validator number_check(const char* description, bool (*ok)(double), const char* requirement) {
+    return CLI::Validator(
+        [ok, requirement](std::string& text) -> std::string {
+            const auto v = parse_number(text);
+            if (!v) return "'" + text + "' is not a number";
+            if (!ok(*v)) return "'" + text + "': " + requirement;
+            return "";
+        },
+        description);
+}
+}  // namespace
+
+const CLI::Validator kFiniteNumber =
+    number_check("FINITE", [](double v) { return std::isfinite(v); }, "must be a finite number");
+const CLI::Validator kNonNegative =
+    number_check("NONNEGATIVE", [](double v) { return std::isfinite(v) && v >= 0; }, "must be finite and >= 0");
+const CLI::Validator kOpenUnitInterval =
+    number_check("IN (0, 1)", [](double v) { return v > 0 && v < 1; }, "must lie strictly between 0 and 1");
+
+void check_poi_value(const Model& model, double value, const std::string& option) {
+    const auto poi = model.poi_index();
+    if (poi < 0) throw InputError(option, "", "the model has no POI (the measurement names none)");
+    const auto [lo, hi] = model.suggested_bounds()[static_cast<std::size_t>(poi)];
+    if (!(value >= lo && value <= hi)) {
+        std::ostringstream os;
+        os.precision(17);
+        os << value << " lies outside the bounds [" << lo << ", " << hi << "] of the POI '" << model.poi_name()
+           << "' (set in the measurement's parameter config)";
+        throw InputError(option, "", os.str());
+    }
+}
+
 void warn(const std::string& message) { std::cerr << "hfcore: warning: " << message << "\n"; }
 
 void report(const infer::HypotestResult& r) {
@@ -110,7 +156,8 @@ void report(const infer::HypotestResult& r) {
 }
 
 void InferOptions::add_to(CLI::App& sub, bool with_test_poi, bool with_test_stat) {
-    if (with_test_poi) sub.add_option("--test-poi", test_poi, "POI value tested")->capture_default_str();
+    if (with_test_poi)
+        sub.add_option("--test-poi", test_poi, "POI value tested")->capture_default_str()->check(kFiniteNumber);
     if (with_test_stat)
         sub.add_option("--test-stat", test_stat, "Test statistic")
             ->capture_default_str()
@@ -118,9 +165,17 @@ void InferOptions::add_to(CLI::App& sub, bool with_test_poi, bool with_test_stat
     sub.add_option("--calctype", calctype, "Calculator")
         ->capture_default_str()
         ->check(CLI::IsMember({"asymptotics", "toybased"}));
-    sub.add_option("--ntoys", ntoys, "Toys per hypothesis (toybased)")->capture_default_str();
-    sub.add_option("--seed", seed, "Seed of the toys' random numbers (Philox)")->capture_default_str();
-    sub.add_option("--toy-batch", toy_batch, "Toys fitted together in one batch")->capture_default_str();
+    // Upper ends: beyond them a run would take days or the toys' device memory would not fit; both are far above
+    // what anyone runs (pyhf's default is 2000 toys).
+    sub.add_option("--ntoys", ntoys, "Toys per hypothesis (toybased)")
+        ->capture_default_str()
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
+    sub.add_option("--seed", seed, "Seed of the toys' random numbers (Philox)")
+        ->capture_default_str()
+        ->check(kNonNegative);
+    sub.add_option("--toy-batch", toy_batch, "Toys fitted together in one batch")
+        ->capture_default_str()
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{10000000}));
 }
 
 infer::HypotestOptions InferOptions::hypotest_options() const {

@@ -27,7 +27,9 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // --help prints and exits 0; a bad command line exits 2, like pyhf's (click) usage errors and like every
+        // other input error of hfcore (CLI11's own codes, 105-109, would say nothing more).
+        return app.exit(e) == 0 ? 0 : 2;
     }
     try {
         for (auto& [sub, action] : actions)

@@ -4,6 +4,7 @@
 
 #include "common/names.hpp"
 #include "hfcore/infer.hpp"
+#include "hfcore/json.hpp"
 #include "infer/toys_internal.hpp"
 
 namespace hf::infer {
@@ -30,11 +31,20 @@ HypotestResult hypotest(double poi_test, const Model& model, const std::vector<d
     const std::int64_t poi = model.poi_index();
     if (poi < 0) throw InputError("", "poi", "No POI is defined. A POI is required to run a hypothesis test.");
     const FitConfig cfg = options.config.resolved(model);
-    if (cfg.fixed[poi])
-        throw InputError("", "fixed_params[" + std::to_string(poi) + "]",
+    if (cfg.fixed[poi]) {
+        // pyhf's message; the place is the measurement's parameter config when the model fixed it (not the caller).
+        std::string file, path = "fixed_params[" + std::to_string(poi) + "]";
+        if (options.config.fixed.empty())
+            for (const auto& p : model.spec().measurement.parameters)
+                if (p.name == model.poi_name() && p.fixed.value_or(false)) {
+                    file = model.spec().source;
+                    path = json::path_key(p.json_path, "fixed");
+                }
+        throw InputError(file, path,
                          "POI at index [" + std::to_string(poi) +
                              "] is set as fixed, which makes profile likelihood ratio based inference impossible. "
                              "Please unfix the POI to continue.");
+    }
     HypotestOptions opts = options;
     opts.config = cfg;
     HypotestResult r;

@@ -3,11 +3,14 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <unordered_map>
 
@@ -74,9 +77,44 @@ Value convert(simdjson::dom::element e) {
     throw InputError(source, "", "invalid JSON: " + what);
 }
 
+// Size limit of a document (HFCORE_MAX_JSON_MB, default 256; 0 = none): the parsed document takes about 15 times
+// its size in memory (measured: a 50 MB workspace, 740 MB peak RSS), so a 500 MB file would need ~7.5 GB and
+// could get the process killed; refused up front instead, with a message saying how to raise the limit.
+constexpr std::uint64_t kDefaultMaxMB = 256;
+
+// The limit in MB (0: none).
+double max_document_mb(const std::string& source) {
+    const char* env = std::getenv("HFCORE_MAX_JSON_MB");
+    if (!env || !*env) return static_cast<double>(kDefaultMaxMB);
+    char* end = nullptr;
+    const double mb = std::strtod(env, &end);
+    if (*end != '\0' || !(mb >= 0) || !std::isfinite(mb))
+        throw InputError(source, "", std::string("HFCORE_MAX_JSON_MB='") + env +
+                                         "' is not a size in MB (a number >= 0; 0 means no limit)");
+    return mb;
+}
+
+std::uint64_t max_document_bytes(const std::string& source) {
+    const double mb = max_document_mb(source);
+    return mb == 0 || mb > 1e12 ? std::numeric_limits<std::uint64_t>::max()
+                                : static_cast<std::uint64_t>(mb * 1048576.0);
+}
+
+void check_size(std::uint64_t bytes, const std::string& source) {
+    if (bytes <= max_document_bytes(source)) return;
+    char msg[320];
+    std::snprintf(msg, sizeof msg,
+                  "the document is %.1f MB, above the limit of %g MB for one JSON document (loading takes about "
+                  "15 times its size in memory, %.1f GB here); set HFCORE_MAX_JSON_MB to raise the limit (0: none)",
+                  static_cast<double>(bytes) / 1048576.0, max_document_mb(source),
+                  15.0 * static_cast<double>(bytes) / 1073741824.0);
+    throw InputError(source, "", msg);
+}
+
 }  // namespace
 
 Value parse(std::string_view text, const std::string& source) {
+    check_size(text.size(), source);
     simdjson::dom::parser parser;
     simdjson::padded_string padded(text);
     simdjson::dom::element root;
@@ -90,13 +128,21 @@ Value parse_file(const std::string& path) {
     if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "cannot read: it is a directory");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, "", std::string("cannot open file: ") + std::strerror(errno));
+    if (const auto size = std::filesystem::file_size(path, ec); !ec) check_size(size, path);  // before reading
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (in.bad()) throw InputError(path, "", std::string("cannot read file: ") + std::strerror(errno));
     return parse(text, path);
 }
 
 Value parse_stdin(const std::string& source) {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    // Read in blocks so that an endless or huge stream stops at the limit, not when memory runs out.
+    const std::uint64_t limit = max_document_bytes(source);
+    std::string text;
+    char block[1 << 16];
+    while (std::cin.read(block, sizeof block) || std::cin.gcount() > 0) {
+        text.append(block, static_cast<std::size_t>(std::cin.gcount()));
+        if (text.size() > limit) check_size(text.size(), source);
+    }
     return parse(text, source);
 }
 

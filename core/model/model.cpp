@@ -11,6 +11,7 @@
 #include "modifiers/registry.hpp"
 #include "packer.hpp"
 #include "param_sets.hpp"
+#include "workspace/checks.hpp"
 
 namespace hf {
 
@@ -29,6 +30,7 @@ struct Model::Impl {
     std::string source;
     ModelSpec spec;          // what the model was compiled from (clone())
     ModelOptions options;
+    std::vector<std::string> warnings;
     std::vector<std::int32_t> elem_sample;  // sample index of every packed element
 
     // expected_main_by_sample: the packed likelihood with every (sample, bin) its own bin, compiled on first use.
@@ -50,6 +52,70 @@ struct Model::Impl {
         return last_data_tensor;
     }
 };
+
+namespace {
+
+// Expected counts must be Poisson means (>= 0) where every fit starts, the suggested initial parameters: pyhf's
+// likelihood is NaN there otherwise and its fits fail without saying why. A negative yield of one sample in a
+// bin whose total stays positive is accepted (as pyhf does; e.g. negative Monte Carlo weights) with a warning.
+void check_expected_counts(const Model& model, const ModelSpec& spec, const detail::Layout& layout,
+                           std::vector<std::string>& warnings) {
+    // Without a negative number among the yields, histosys templates and initial values every factor and every
+    // count is >= 0 at the start: no evaluation is needed (and none is made: a model uploads once, then waits).
+    auto negative = [](const std::vector<double>& v) {
+        return std::any_of(v.begin(), v.end(), [](double x) { return x < 0; });
+    };
+    bool any_negative = false;
+    for (const auto& c : spec.channels)
+        for (const auto& smp : c.samples) {
+            any_negative = any_negative || negative(smp.data);
+            for (const auto& mod : smp.modifiers) any_negative = any_negative || negative(mod.hi_data) || negative(mod.lo_data);
+        }
+    for (const auto& p : spec.measurement.parameters)
+        any_negative = any_negative || (p.inits && negative(*p.inits));
+    if (!any_negative) return;
+    const auto rates = model.expected_actualdata(model.suggested_init());
+    std::map<std::string, std::size_t> offset;  // channel name -> first bin in the model's (sorted) order
+    std::size_t at = 0;
+    for (std::size_t ci = 0; ci < layout.channels.size(); ++ci) {
+        offset[layout.channels[ci]] = at;
+        at += static_cast<std::size_t>(layout.channel_nbins[ci]);
+    }
+    std::size_t negative_yields = 0;
+    std::string first_negative;
+    for (const auto& c : spec.channels) {
+        const std::size_t base = offset.at(c.name);
+        for (std::size_t b = 0; b < c.samples[0].data.size(); ++b) {
+            const double rate = rates[base + b];
+            const SampleSpec* most_negative = nullptr;
+            for (const auto& smp : c.samples) {
+                if (!(smp.data[b] < 0)) continue;
+                negative_yields++;
+                if (first_negative.empty())
+                    first_negative = json::path_index(json::path_key(smp.json_path, "data"), b) + " = " +
+                                     json::format_double(smp.data[b]);
+                if (!most_negative || smp.data[b] < most_negative->data[b]) most_negative = &smp;
+            }
+            if (rate >= 0) continue;
+            const std::string what = "the expected count of bin " + std::to_string(b) + " of channel '" + c.name +
+                                     "' is " + json::format_double(rate) +
+                                     " at the initial parameters; a Poisson mean must be >= 0 (pyhf's likelihood "
+                                     "is NaN there and its fits fail)";
+            if (most_negative)
+                throw InputError(spec.source, json::path_index(json::path_key(most_negative->json_path, "data"), b),
+                                 "sample '" + most_negative->name + "' has the yield " +
+                                     json::format_double(most_negative->data[b]) + ", and " + what);
+            throw InputError(spec.source, c.json_path, what);
+        }
+    }
+    if (negative_yields > 0)
+        warnings.push_back(spec.source + ": " + std::to_string(negative_yields) + " sample yield" +
+                           (negative_yields == 1 ? " is" : "s are") + " negative (first: " + first_negative +
+                           "); every bin's total is positive at the initial parameters, so the model is accepted "
+                           "as pyhf accepts it, but a fit that drives a total below 0 fails there");
+}
+
+}  // namespace
 
 Model::Model(const ModelSpec& spec, BackendPtr backend, ModelOptions options) : impl_(std::make_unique<Impl>()) {
     if (!backend) throw PluginError("Model: no backend");
@@ -87,7 +153,11 @@ Model::Model(const ModelSpec& spec, BackendPtr backend, ModelOptions options) : 
     m.packed = detail::pack_likelihood(spec, m.layout, for_pack, &m.elem_sample);
     if (options.prefer_fused) m.likelihood = compile_likelihood(*m.backend, m.packed);
     if (!m.likelihood) m.likelihood = detail::make_fallback_likelihood(*m.backend, m.packed);
+    check_expected_counts(*this, spec, m.layout, m.warnings);
 }
+
+const std::vector<std::string>& Model::warnings() const { return impl_->warnings; }
+const ModelSpec& Model::spec() const { return impl_->spec; }
 
 Model::~Model() = default;
 Model::Model(Model&&) noexcept = default;
@@ -256,6 +326,7 @@ std::vector<double> Model::data_from_observations(const std::vector<ObservationS
             throw InputError(source, it->json_path + ".data",
                              std::to_string(it->data.size()) + " numbers, channel '" + L.channels[ci] + "' has " +
                                  std::to_string(L.channel_nbins[ci]) + " bins");
+        detail::check_observed_counts(*it, source);
         data.insert(data.end(), it->data.begin(), it->data.end());
     }
     if (include_auxdata) {

@@ -33,6 +33,8 @@ enum class ChannelRules { Structure, StructureAndParameters };
 void check_channels(const std::vector<ChannelSpec>& channels, const std::string& source, ChannelRules rules);
 // Every channel has one observation with its number of bins.
 void check_observations(const WorkspaceSpec& ws);
+// Observed main counts of an inference: finite and >= 0 (a Poisson count; fractions are allowed, as in pyhf).
+void check_observed_counts(const ObservationSpec& o, const std::string& source);
 // Rules that need one measurement: parameter configs (duplicates, attributes the modifier does not use,
 // lengths, lumi configuration) and the POI.
 void check_model(const ModelSpec& spec);

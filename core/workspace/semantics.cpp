@@ -1,6 +1,7 @@
 // pyhf's semantic rules (the ones pyhf.Model enforces while it builds a model), checked up front so that
 // every problem is reported with the file and JSON path of the offending element.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -105,6 +106,16 @@ void check_channels(const std::vector<ChannelSpec>& channels, const std::string&
                     check_len(m.vals, dp);
                 }
                 if (!parameters) continue;
+                // normsys factors are powers (code1) or exponentials (code4) of hi and lo: a factor <= 0 makes the
+                // likelihood NaN (pyhf: NaN, then a failed fit). Checked for a model only, so that pyhf's workspace
+                // operations still accept such a file.
+                if (m.type == "normsys")
+                    for (const auto& [key, v] : {std::pair<const char*, double>{"hi", m.hi}, {"lo", m.lo}})
+                        if (!(v > 0))
+                            fail(json::path_key(dp, key), std::string("normsys factor ") + key + " = " + json::format_double(v) +
+                                                              " of sample '" + s.name + "' in channel '" + c.name +
+                                                              "' must be > 0 (the factor is " + key +
+                                                              "^alpha; pyhf's likelihood is NaN here)");
                 // One parameter name, several modifiers: only compatible requirements may meet.
                 auto [pit, fresh] = params.try_emplace(m.name, ParamInfo{m.type, s.data.size(), &m});
                 if (!fresh) {
@@ -167,6 +178,15 @@ void check_observations(const WorkspaceSpec& ws) {
                  n_items(it->second->data.size(), "number") + ", but channel '" + c.name + "' has " +
                      n_items(nbins, "bin"));
     }
+}
+
+void check_observed_counts(const ObservationSpec& o, const std::string& source) {
+    for (std::size_t i = 0; i < o.data.size(); ++i)
+        if (!(o.data[i] >= 0) || !std::isfinite(o.data[i]))
+            throw InputError(source, json::path_index(json::path_key(o.json_path, "data"), i),
+                             "observed count " + json::format_double(o.data[i]) + " of channel '" + o.name +
+                                 "' is not a Poisson count (must be finite and >= 0; pyhf's likelihood is -inf or "
+                                 "NaN for a negative integer and silently defined for a negative fraction)");
 }
 
 void check_model(const ModelSpec& spec) {

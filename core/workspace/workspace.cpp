@@ -133,6 +133,8 @@ std::vector<double> Workspace::observed_main_data(const ModelSpec& spec) const {
     std::vector<double> out;
     for (const auto& n : names) {
         const auto& d = observations(n);
+        for (const auto& o : spec_.observations)
+            if (o.name == n) detail::check_observed_counts(o, source());
         out.insert(out.end(), d.begin(), d.end());
     }
     return out;
