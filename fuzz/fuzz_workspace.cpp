@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_common.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/json.hpp"
 #include "hfcore/patch.hpp"
@@ -15,43 +16,11 @@
 
 namespace {
 
-const char* kBase = R"({
-  "channels": [
-    {"name": "SR", "samples": [
-      {"name": "signal", "data": [5.0, 10.0], "modifiers": [{"name": "mu", "type": "normfactor", "data": null}]},
-      {"name": "bkg", "data": [50.0, 60.0], "modifiers": [
-        {"name": "bkg_norm", "type": "normsys", "data": {"hi": 1.1, "lo": 0.9}},
-        {"name": "shape", "type": "histosys", "data": {"hi_data": [52.0, 62.0], "lo_data": [48.0, 58.0]}},
-        {"name": "uncorr", "type": "shapesys", "data": [5.0, 6.0]},
-        {"name": "stat_SR", "type": "staterror", "data": [1.0, 2.0]}]}]},
-    {"name": "CR", "samples": [
-      {"name": "bkg", "data": [100.0], "modifiers": [
-        {"name": "lumi", "type": "lumi", "data": null},
-        {"name": "bkg_norm", "type": "normsys", "data": {"hi": 1.05, "lo": 0.95}}]}]}
-  ],
-  "observations": [{"name": "SR", "data": [55.0, 70.0]}, {"name": "CR", "data": [101]}],
-  "measurements": [{"name": "meas", "config": {"poi": "mu", "parameters": [
-    {"name": "lumi", "auxdata": [1.0], "sigmas": [0.02], "inits": [1.0], "bounds": [[0.5, 1.5]]}]}}],
-  "version": "1.0.0"
-})";
+using hf::fuzz::expect_hf_error_only;
 
-const hf::Workspace& base() {
-    static const hf::Workspace ws = hf::Workspace::load_string(kBase, "base.json");
-    return ws;
-}
+const hf::Workspace& base() { return hf::fuzz::base_workspace(); }
 
-[[noreturn]] void bug(const std::string& what) {
-    std::cerr << "fuzz_workspace: " << what << "\n";
-    std::abort();
-}
-
-template <class F>
-void expect_hf_error_only(F&& f) {
-    try {
-        f();
-    } catch (const hf::Error&) {
-    }
-}
+[[noreturn]] void bug(const std::string& what) { hf::fuzz::bug("fuzz_workspace", what); }
 
 void exercise(const hf::Workspace& ws) {
     (void)ws.digest();
