@@ -32,9 +32,10 @@ HypotestResult hypotest(double poi_test, const Model& model, const std::vector<d
     if (poi < 0) throw InputError("", "poi", "No POI is defined. A POI is required to run a hypothesis test.");
     const FitConfig cfg = options.config.resolved(model);
     if (cfg.fixed[poi]) {
-        // pyhf's message; the place is the measurement's parameter config when the model fixed it (not the caller).
+        // pyhf's message; the place is the measurement's parameter config when the model fixes it (an upper-limit
+        // search passes the model's configuration on), else the caller's fixed_params.
         std::string file, path = "fixed_params[" + std::to_string(poi) + "]";
-        if (options.config.fixed.empty())
+        if (model.suggested_fixed()[static_cast<std::size_t>(poi)])
             for (const auto& p : model.spec().measurement.parameters)
                 if (p.name == model.poi_name() && p.fixed.value_or(false)) {
                     file = model.spec().source;

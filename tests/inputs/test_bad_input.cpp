@@ -8,7 +8,12 @@
 #include "cli_run.hpp"
 #include "hfcore/eval_inputs.hpp"
 #include "hfcore/patch.hpp"
-#include "infer_support.hpp"
+#include "hfcore/backends.hpp"
+#include "hfcore/infer.hpp"
+#include "hfcore/json.hpp"
+#include "hfcore/model.hpp"
+#include "hfcore/workspace.hpp"
+#include "test_support.hpp"
 
 namespace hf::test {
 namespace {
