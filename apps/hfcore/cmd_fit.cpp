@@ -4,6 +4,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "option_checks.hpp"
 #include "diagnostic_options.hpp"
 
 namespace {

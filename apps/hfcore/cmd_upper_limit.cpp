@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "option_checks.hpp"
 #include "progress_bar.hpp"
 
 namespace {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cmd_workspace_io.hpp"
+#include "option_checks.hpp"
 #include "hfcore/loader.hpp"
 
 namespace hf::cli {
@@ -64,7 +65,6 @@ LoadedModel build_model(const Workspace& ws, const ModelOptions& options, const 
     req.settings = options.modifier_settings();
     out.spec = ws.model_spec(req);
     out.model = std::make_unique<Model>(out.spec, backend);
-    for (const auto& w : out.model->warnings()) warn(w);
     out.data = out.model->data_from_observations(ws.spec().observations, true, ws.source());
     return out;
 }

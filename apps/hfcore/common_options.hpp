@@ -56,14 +56,6 @@ json::Value to_json(const std::vector<std::string>& v);
 json::Value parameters_by_name(const Model& model, const std::vector<double>& pars);
 // Prints pyhf-style JSON to stdout or --output-file.
 void emit(const json::Value& v, const ModelOptions& options);
-// Checks of numeric option values, attached with ->check(): CLI11 then names the option in its message and
-// the run exits with status 2 before any work starts. The text of a number must parse completely.
-extern const CLI::Validator kFiniteNumber;      // no nan / inf
-extern const CLI::Validator kNonNegative;       // finite and >= 0
-extern const CLI::Validator kOpenUnitInterval;  // 0 < x < 1 (a CLs level)
-// A POI value from `option` (e.g. --test-poi) within the POI's bounds; InputError naming the option otherwise.
-void check_poi_value(const Model& model, double value, const std::string& option);
-
 // "hfcore: warning: ..." on stderr.
 void warn(const std::string& message);
 // Prints the warnings a hypotest collected and a line when a fit did not converge.

@@ -4,7 +4,6 @@
 
 #include "common/names.hpp"
 #include "hfcore/infer.hpp"
-#include "hfcore/json.hpp"
 #include "infer/toys_internal.hpp"
 
 namespace hf::infer {
@@ -31,21 +30,11 @@ HypotestResult hypotest(double poi_test, const Model& model, const std::vector<d
     const std::int64_t poi = model.poi_index();
     if (poi < 0) throw InputError("", "poi", "No POI is defined. A POI is required to run a hypothesis test.");
     const FitConfig cfg = options.config.resolved(model);
-    if (cfg.fixed[poi]) {
-        // pyhf's message; the place is the measurement's parameter config when the model fixes it (an upper-limit
-        // search passes the model's configuration on), else the caller's fixed_params.
-        std::string file, path = "fixed_params[" + std::to_string(poi) + "]";
-        if (model.suggested_fixed()[static_cast<std::size_t>(poi)])
-            for (const auto& p : model.spec().measurement.parameters)
-                if (p.name == model.poi_name() && p.fixed.value_or(false)) {
-                    file = model.spec().source;
-                    path = json::path_key(p.json_path, "fixed");
-                }
-        throw InputError(file, path,
+    if (cfg.fixed[poi])
+        throw InputError("", "fixed_params[" + std::to_string(poi) + "]",
                          "POI at index [" + std::to_string(poi) +
                              "] is set as fixed, which makes profile likelihood ratio based inference impossible. "
                              "Please unfix the POI to continue.");
-    }
     HypotestOptions opts = options;
     opts.config = cfg;
     HypotestResult r;

@@ -30,7 +30,6 @@ struct Model::Impl {
     std::string source;
     ModelSpec spec;          // what the model was compiled from (clone())
     ModelOptions options;
-    std::vector<std::string> warnings;
     std::vector<std::int32_t> elem_sample;  // sample index of every packed element
 
     // expected_main_by_sample: the packed likelihood with every (sample, bin) its own bin, compiled on first use.
@@ -57,9 +56,8 @@ namespace {
 
 // Expected counts must be Poisson means (>= 0) where every fit starts, the suggested initial parameters: pyhf's
 // likelihood is NaN there otherwise and its fits fail without saying why. A negative yield of one sample in a
-// bin whose total stays positive is accepted (as pyhf does; e.g. negative Monte Carlo weights) with a warning.
-void check_expected_counts(const Model& model, const ModelSpec& spec, const detail::Layout& layout,
-                           std::vector<std::string>& warnings) {
+// bin whose total stays positive is accepted (as pyhf does; e.g. negative Monte Carlo weights).
+void check_expected_counts(const Model& model, const ModelSpec& spec, const detail::Layout& layout) {
     // Without a negative number among the yields, histosys templates and initial values every factor and every
     // count is >= 0 at the start: no evaluation is needed (and none is made: a model uploads once, then waits).
     auto negative = [](const std::vector<double>& v) {
@@ -81,8 +79,6 @@ void check_expected_counts(const Model& model, const ModelSpec& spec, const deta
         offset[layout.channels[ci]] = at;
         at += static_cast<std::size_t>(layout.channel_nbins[ci]);
     }
-    std::size_t negative_yields = 0;
-    std::string first_negative;
     for (const auto& c : spec.channels) {
         const std::size_t base = offset.at(c.name);
         for (std::size_t b = 0; b < c.samples[0].data.size(); ++b) {
@@ -90,10 +86,6 @@ void check_expected_counts(const Model& model, const ModelSpec& spec, const deta
             const SampleSpec* most_negative = nullptr;
             for (const auto& smp : c.samples) {
                 if (!(smp.data[b] < 0)) continue;
-                negative_yields++;
-                if (first_negative.empty())
-                    first_negative = json::path_index(json::path_key(smp.json_path, "data"), b) + " = " +
-                                     json::format_double(smp.data[b]);
                 if (!most_negative || smp.data[b] < most_negative->data[b]) most_negative = &smp;
             }
             if (rate >= 0) continue;
@@ -108,11 +100,6 @@ void check_expected_counts(const Model& model, const ModelSpec& spec, const deta
             throw InputError(spec.source, c.json_path, what);
         }
     }
-    if (negative_yields > 0)
-        warnings.push_back(spec.source + ": " + std::to_string(negative_yields) + " sample yield" +
-                           (negative_yields == 1 ? " is" : "s are") + " negative (first: " + first_negative +
-                           "); every bin's total is positive at the initial parameters, so the model is accepted "
-                           "as pyhf accepts it, but a fit that drives a total below 0 fails there");
 }
 
 }  // namespace
@@ -153,11 +140,8 @@ Model::Model(const ModelSpec& spec, BackendPtr backend, ModelOptions options) : 
     m.packed = detail::pack_likelihood(spec, m.layout, for_pack, &m.elem_sample);
     if (options.prefer_fused) m.likelihood = compile_likelihood(*m.backend, m.packed);
     if (!m.likelihood) m.likelihood = detail::make_fallback_likelihood(*m.backend, m.packed);
-    check_expected_counts(*this, spec, m.layout, m.warnings);
+    check_expected_counts(*this, spec, m.layout);
 }
-
-const std::vector<std::string>& Model::warnings() const { return impl_->warnings; }
-const ModelSpec& Model::spec() const { return impl_->spec; }
 
 Model::~Model() = default;
 Model::Model(Model&&) noexcept = default;

@@ -126,8 +126,7 @@ using ProgressFn = std::function<void(std::int64_t done, std::int64_t total, con
 
 // Fits of an asymptotic hypotest that do not depend on the tested POI value (the free fit to the data, the
 // Asimov data and the free fit to it). Share one cache between hypotests of the same model, data and FitConfig
-// (an upper-limit search does) and those fits run once instead of at every POI value. Not thread-safe: one
-// thread at a time uses a cache.
+// (an upper-limit search does) and those fits run once instead of at every POI value.
 struct AsymptoticFitCache;
 std::shared_ptr<AsymptoticFitCache> make_asymptotic_cache();
 

@@ -1,9 +1,6 @@
 // The HistFactory model compiled from a ModelSpec: pyhf's parameter order, suggested init/bounds/fixed,
 // auxdata, and evaluations (logpdf, expected data, gradient) for one point or a batch of K points, on the
 // backend it was compiled for. Matches pyhf.Model.
-//
-// Threads: every const member may be called from many threads at once on one Model (and so may the hf::infer
-// functions taking a const Model&); see docs/architecture.md, "Threads".
 #pragma once
 
 #include <memory>
@@ -43,19 +40,13 @@ struct ModelOptions {
 class Model {
 public:
     // Validates the semantic rules that need the whole model (parameter configs, POI) and compiles.
-    // Throws InputError naming spec.source and the JSON path on a problem, including an expected count below 0
-    // at the suggested initial parameters (where every fit starts; pyhf's likelihood is NaN there).
+    // Throws InputError naming spec.source and the JSON path on a problem.
     Model(const ModelSpec& spec, BackendPtr backend = default_backend(), ModelOptions options = {});
     ~Model();
     Model(Model&&) noexcept;
     Model& operator=(Model&&) noexcept;
 
     const BackendPtr& backend() const;
-    // What the model was compiled from (file name and JSON paths for messages).
-    const ModelSpec& spec() const;
-    // What the model accepts, as pyhf does, but its user should hear (e.g. negative sample yields in bins whose
-    // total is positive). The CLI prints them as warnings.
-    const std::vector<std::string>& warnings() const;
 
     // ---- structure (pyhf: model.config) ----
     const std::vector<std::string>& channels() const;            // sorted

@@ -1,7 +1,5 @@
 // A pyhf workspace (schema 1.0.0): loaded, validated (schema and pyhf's semantic rules), and turned into
 // typed specs for the model. Also pyhf's workspace operations: combine, prune, rename, sorted, digest.
-//
-// Threads: a Workspace is immutable after construction; its const members may run concurrently.
 #pragma once
 
 #include <cstddef>

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "hfcore/errors.hpp"
+#include "hfcore/backend.hpp"
 #include "hfcore/infer.hpp"
+#include "hfcore/loader.hpp"
 #include "hfcore/model.hpp"
 #include "hfcore/workspace.hpp"
 
