@@ -128,7 +128,7 @@ protected:
             if (c.precision == "64b" && !l.probe.devices.front().fp64) GTEST_SKIP() << c.plugin << ": no fp64";
         }
         hf::LoadOptions o;
-        o.precision = c.precision;
+        o.precision = hf::parse_precision(c.precision);
         backend_ = hf::load_backend(c.plugin, o);
     }
 };
