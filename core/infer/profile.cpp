@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -142,6 +144,24 @@ std::vector<detail::FixedFitOutcome> outward_from_minimum(detail::FixedFits& ff,
     return out;
 }
 
+// FixedFits reports progress per batch; a profile runs many batches (rings, sweeps, restarts). The user sees
+// one count over all of them, against the grid's size until more fits than that are needed.
+ProgressFn across_batches(ProgressFn user, std::int64_t planned) {
+    if (!user) return user;
+    struct Count {
+        std::mutex m;
+        std::int64_t finished = 0;  // fits of the batches already over
+    };
+    auto count = std::make_shared<Count>();
+    return [user = std::move(user), planned, count](std::int64_t done, std::int64_t total, const std::string& label) {
+        std::lock_guard<std::mutex> lock(count->m);
+        const std::int64_t shown_done = count->finished + done;
+        const std::int64_t shown_total = std::max(planned, count->finished + total);
+        if (done == total) count->finished += total;
+        user(shown_done, shown_total, label);
+    };
+}
+
 }  // namespace
 
 ProfileResult profile_scan(const Model& model, const std::vector<double>& data, const std::vector<ScanAxis>& axes_in,
@@ -151,6 +171,7 @@ ProfileResult profile_scan(const Model& model, const std::vector<double>& data, 
     const std::vector<Axis> axes = check_axes(model, axes_in, opts.config);
     const std::size_t n0 = axes[0].values.size(), n1 = axes.size() > 1 ? axes[1].values.size() : 1;
     const std::size_t npts = n0 * n1;
+    opts.progress = across_batches(options.progress, static_cast<std::int64_t>(npts));
     auto fixed_at = [&](std::size_t j) {
         detail::FixedValues f{{static_cast<std::int64_t>(axes[0].index), axes[0].values[j / n1]}};
         if (axes.size() > 1) f.emplace_back(static_cast<std::int64_t>(axes[1].index), axes[1].values[j % n1]);
