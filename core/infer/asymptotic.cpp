@@ -3,6 +3,7 @@
 // sqrt(q) - sqrt(q_A) (or (q - q_A) / (2 sqrt(q_A)) in the q~ tail), normal distributions shifted by
 // -sqrt(q_A) (s+b) and 0 (b only).
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include "hfcore/backend.hpp"
@@ -41,37 +42,64 @@ AsymptoticCalculator::AsymptoticCalculator(const Model& model, std::vector<doubl
 
 std::shared_ptr<AsymptoticFitCache> make_asymptotic_cache() { return std::make_shared<AsymptoticFitCache>(); }
 
-// The Asimov data from the fixed-POI fit at 0 (1 for q0) and its free fit: both independent of mu, cached.
-void AsymptoticCalculator::ensure_asimov() {
+// The fits of the observed data that do not depend on the tested mu: the free fit and the fixed-POI fit at 0
+// (1 for q0) whose expectation is the Asimov data set. Each starts also from the other's minimum (when the model
+// can be multimodal), and the free fit is kept at or below the fixed one.
+void AsymptoticCalculator::ensure_data_fits() {
     AsymptoticFitCache& c = *cache_;
+    if (!c.have_free_data) {
+        c.free_data = fit(model_, data_t_, config_, detail::with_other_minima(model_, config_, options_.fit, {}));
+        c.have_free_data = true;
+    }
     if (c.have_asimov) return;
     const double asimov_mu = options_.test_stat == TestStat::q0 ? 1.0 : 0.0;
-    c.asimov_fit = fixed_poi_fit(asimov_mu, model_, data_t_, config_, options_.fit);
+    c.asimov_fit = fixed_poi_fit(asimov_mu, model_, data_t_, config_,
+                                 detail::with_other_minima(model_, config_, options_.fit, {&c.free_data}));
+    detail::keep_free_fit_lowest(model_, data_t_, config_, options_.fit, c.free_data, c.asimov_fit);
     c.asimov = model_.expected_data(c.asimov_fit.bestfit, true);
     c.asimov_t = model_.backend()->from_host(c.asimov);
     // The Asimov data are the expectation at asimov_fit's parameters, so the free fit's global minimum is there
     // (every Poisson and Gaussian term at its mean, the POI inside its bounds): start there, no basin to search.
     FitOptions at_minimum = options_.fit;
     at_minimum.start = c.asimov_fit.bestfit;
-    at_minimum.mirror_check = false;
+    at_minimum.basin_search = false;
     c.free_asimov = fit(model_, c.asimov_t, config_, at_minimum);
     c.have_asimov = true;
 }
 
 // The fit with the POI fixed at mu to the data or to the Asimov data, cached by mu. Every fit starts at the init,
-// as pyhf's do: starting from a neighbouring mu's best fit saves little and, where the likelihood has two basins
-// (kinked interpolations), can end in the other one.
+// as pyhf's do; where the model can be multimodal it also starts from the minima of the fits to the same data
+// already made (the POI-independent ones and the fixed fit at the nearest mu; for the Asimov data, the Asimov
+// parameters and the fit to the observed data at the same mu), and keeps the lowest. A fixed fit to the observed
+// data below the free fit sends the free fit to its basin.
 const FitResult& AsymptoticCalculator::fixed_fit(double mu, bool asimov) {
-    auto& fits = asimov ? cache_->fixed_asimov : cache_->fixed_data;
+    ensure_data_fits();
+    AsymptoticFitCache& c = *cache_;
+    auto& fits = asimov ? c.fixed_asimov : c.fixed_data;
     auto it = fits.find(mu);
     if (it != fits.end()) return it->second;
-    FitResult r = fixed_poi_fit(mu, model_, asimov ? cache_->asimov_t : data_t_, config_, options_.fit);
+    std::vector<const FitResult*> others;
+    if (asimov) {
+        others.push_back(&c.asimov_fit);
+        auto d = c.fixed_data.find(mu);
+        if (d != c.fixed_data.end()) others.push_back(&d->second);
+    } else {
+        others = {&c.free_data, &c.asimov_fit};
+        auto next = fits.lower_bound(mu);
+        if (next != fits.end()) others.push_back(&next->second);
+        if (next != fits.begin()) others.push_back(&std::prev(next)->second);
+    }
+    FitResult r = fixed_poi_fit(mu, model_, asimov ? c.asimov_t : data_t_, config_,
+                                detail::with_other_minima(model_, config_, options_.fit, others));
+    if (!asimov) detail::keep_free_fit_lowest(model_, data_t_, config_, options_.fit, c.free_data, r);
     return fits.emplace(mu, std::move(r)).first->second;
 }
 
 double AsymptoticCalculator::asimov_q(double mu) {
-    ensure_asimov();
     const FitResult& fixed_asimov = fixed_fit(mu, true);
+    // The Asimov data are the expectation at the fit with the POI fixed at 0 (q, qtilde): testing mu = 0 on them
+    // gives q_A = 0 exactly, whatever rounding the two fits leave (a q_A of 1e-15 would divide by its root below).
+    if (options_.test_stat != TestStat::q0 && mu == 0.0) return 0.0;
     return detail::combine_test_stat(options_.test_stat, mu, fixed_asimov.twice_nll, cache_->free_asimov.twice_nll,
                                      cache_->free_asimov.bestfit[model_.poi_index()]);
 }
@@ -86,13 +114,9 @@ double AsymptoticCalculator::teststatistic(double poi_test) {
     AsymptoticFitCache& cache = *cache_;
     const double mu = stat == TestStat::q0 ? 0.0 : poi_test;
 
-    // Observed: free fit (independent of mu, cached) and the fit with the POI fixed at mu.
-    if (!cache.have_free_data) {
-        cache.free_data = fit(model_, data_t_, config_, options_.fit);
-        cache.have_free_data = true;
-    }
-    const FitResult& free = cache.free_data;
+    // Observed: the fit with the POI fixed at mu (after the POI-independent fits, which it may lower).
     const FitResult& fixed = fixed_fit(mu, false);
+    const FitResult& free = cache.free_data;
     const double q = detail::combine_test_stat(stat, mu, fixed.twice_nll, free.twice_nll, free.bestfit[poi]);
     const double sqrtq = std::sqrt(q);
 
@@ -111,10 +135,17 @@ double AsymptoticCalculator::teststatistic(double poi_test) {
     r.twice_nll_free = free.twice_nll;
     r.converged = free.converged && fixed.converged && cache.asimov_fit.converged && cache.free_asimov.converged &&
                   fixed_asimov.converged;
+    r.basin_candidates = 0;
+    r.other_basin = false;
+    const FitResult* fits[] = {&free, &fixed, &cache.asimov_fit, &cache.free_asimov, &fixed_asimov};
+    for (const FitResult* f : fits)
+        detail::add_basin_search(r, *f);
     r.warnings = detail::test_stat_warnings(stat, poi_test, config_.bounds[poi].first);
 
     double teststat;
-    if (stat == TestStat::q || stat == TestStat::q0 || sqrtq <= sqrtqA_)
+    // With q_A = 0 (mu = 0 tested) the s+b and b-only distributions are the same: CLs = 1 (pvalues), and the
+    // qtilde tail formula, which divides by sqrt(q_A), is not needed.
+    if (stat == TestStat::q || stat == TestStat::q0 || sqrtq <= sqrtqA_ || sqrtqA_ == 0.0)
         teststat = sqrtq - sqrtqA_;
     else
         teststat = (q - qA) / (2.0 * sqrtqA_);
@@ -130,6 +161,9 @@ std::array<double, 3> AsymptoticCalculator::pvalues(double teststat) const {
     // s+b: shift -sqrt(q_A); b only: shift 0. p = 1 - Phi(value - shift).
     const double clsb = teststat >= cutoff ? normal_sf(teststat + sqrtqA_) : nan;
     const double clb = teststat >= cutoff ? normal_sf(teststat) : nan;
+    // q_A = 0: the two distributions coincide and CLs is 1 (its limit as mu -> 0), also where both tails
+    // underflow (pyhf gives NaN there, 0 / 0).
+    if (sqrtqA_ == 0.0 && teststat >= cutoff) return {clsb, clb, 1.0};
     return {clsb, clb, clsb / clb};
 }
 

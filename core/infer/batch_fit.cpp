@@ -143,7 +143,17 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
     {
         std::vector<int> idx(K);
         std::iota(idx.begin(), idx.end(), 0);
-        for (auto& s : st) s.y.assign(nf, 0.0);
+        // Every problem starts at the init, or at options.start (the same point for all).
+        std::vector<double> y0(nf, 0.0);
+        if (!options.start.empty()) {
+            if (static_cast<std::int64_t>(options.start.size()) != np)
+                throw InputError("batch_fit", "start", std::to_string(options.start.size()) +
+                                                           " start values, the model has " + std::to_string(np) +
+                                                           " parameters");
+            y0 = p.to_y(options.start);
+            for (std::size_t i = 0; i < nf; ++i) y0[i] = std::clamp(y0[i], p.lo[i], p.hi[i]);
+        }
+        for (auto& s : st) s.y = y0;
         std::vector<const std::vector<double>*> ys;
         for (auto& s : st) ys.push_back(&s.y);
         std::vector<double> f, g;

@@ -15,6 +15,24 @@ std::vector<std::string> test_stat_warnings(TestStat stat, double mu, double poi
 // The statistic from the two fits (mu already forced to 0 for q0).
 double combine_test_stat(TestStat stat, double mu, double twice_nll_fixed, double twice_nll_free, double muhat);
 
+// Adds a fit's basin search to a result's totals (HypotestResult, UpperLimitResult).
+template <class Result>
+void add_basin_search(Result& r, const FitResult& fit) {
+    r.basin_candidates += fit.basin_candidates;
+    r.other_basin = r.other_basin || fit.other_basin;
+}
+
+// The fits of one data set in a hypotest share their minima (test_statistics.cpp):
+// - `options` with the minima of `others` added as starts when the model can be multimodal in `config` (every
+//   other fit's basin is a candidate for this one);
+FitOptions with_other_minima(const Model& model, const FitConfig& config, const FitOptions& options,
+                             const std::vector<const FitResult*>& others);
+// - the free fit is never above a conditional fit of the same data (whose minimum is a point of the free fit's
+//   domain): when `conditional` is lower, the free fit runs again from its minimum and keeps the lower result.
+//   Returns true when `free` was replaced.
+bool keep_free_fit_lowest(const Model& model, const Tensor& data, const FitConfig& config,
+                          const FitOptions& options, FitResult& free, const FitResult& conditional);
+
 }  // namespace hf::infer::detail
 
 namespace hf::infer {
@@ -32,6 +50,18 @@ struct AsymptoticFitCache {
     FitResult free_asimov;
     std::map<double, FitResult> fixed_data, fixed_asimov;
     std::shared_ptr<HessianHints> hessians = make_hessian_hints();
+
+    // Every fit held, each once (for the totals of a search that shares this cache).
+    template <class F>
+    void for_each_fit(F&& f) const {
+        if (have_free_data) f(free_data);
+        if (have_asimov) {
+            f(asimov_fit);
+            f(free_asimov);
+        }
+        for (const auto& [mu, r] : fixed_data) f(r);
+        for (const auto& [mu, r] : fixed_asimov) f(r);
+    }
 };
 
 }  // namespace hf::infer

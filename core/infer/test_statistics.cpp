@@ -7,6 +7,8 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/infer.hpp"
+#include "infer/basins.hpp"
+#include "infer/problem.hpp"
 #include "infer/stat_internal.hpp"
 
 namespace hf::infer {
@@ -80,6 +82,30 @@ double combine_test_stat(TestStat stat, double mu, double twice_nll_fixed, doubl
     return tmu;
 }
 
+FitOptions with_other_minima(const Model& model, const FitConfig& config, const FitOptions& options,
+                             const std::vector<const FitResult*>& others) {
+    FitOptions o = options;
+    if (!options.basin_search || !can_be_multimodal(model, config.fixed)) return o;
+    for (const FitResult* r : others)
+        if (r && !r->bestfit.empty()) o.other_starts.push_back(r->bestfit);
+    return o;
+}
+
+bool keep_free_fit_lowest(const Model& model, const Tensor& data, const FitConfig& config,
+                          const FitOptions& options, FitResult& free, const FitResult& conditional) {
+    // Equal minima differ by the fits' convergence tolerance (twice_nll: twice the NLL tolerance) only.
+    const double tol = options.tolerance > 0 ? options.tolerance : default_tolerance(model);
+    if (!(conditional.twice_nll < free.twice_nll - std::max(1e-8, 20 * tol))) return false;
+    FitOptions o = options;
+    o.basin_search = true;
+    o.other_starts = {conditional.bestfit};
+    FitResult again = fit(model, data, config, o);
+    if (!(again.twice_nll < free.twice_nll)) return false;
+    again.other_basin = true;
+    free = std::move(again);
+    return true;
+}
+
 }  // namespace detail
 
 TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const Tensor& data,
@@ -92,8 +118,9 @@ TestStatResult test_statistic(TestStat stat, double mu, const Model& model, cons
     FitConfig cfg = config.resolved(model);
     r.warnings = detail::test_stat_warnings(stat, mu, cfg.bounds[poi].first);
     if (stat == TestStat::q0) mu = 0.0;
-    r.fixed_fit = fixed_poi_fit(mu, model, data, cfg, options);
     r.free_fit = fit(model, data, cfg, options);
+    r.fixed_fit = fixed_poi_fit(mu, model, data, cfg, detail::with_other_minima(model, cfg, options, {&r.free_fit}));
+    detail::keep_free_fit_lowest(model, data, cfg, options, r.free_fit, r.fixed_fit);
     r.value = detail::combine_test_stat(stat, mu, r.fixed_fit.twice_nll, r.free_fit.twice_nll,
                                         r.free_fit.bestfit[poi]);
     return r;

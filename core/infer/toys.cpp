@@ -8,6 +8,7 @@
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
 #include "hfcore/infer.hpp"
+#include "infer/basins.hpp"
 #include "infer/stat_internal.hpp"
 #include "infer/toys_internal.hpp"
 
@@ -39,6 +40,21 @@ Tensor sample_toys(const Model& model, const std::vector<double>& pars, std::int
     return be.where(is_gauss, gauss, pois);
 }
 
+namespace {
+
+// Per problem, the lower converged minimum of two batched fits of the same problems.
+void keep_lower(BatchFitResult& into, const BatchFitResult& other, std::int64_t np) {
+    for (std::size_t k = 0; k < into.twice_nll.size(); ++k) {
+        if (!other.converged[k]) continue;
+        if (into.converged[k] && !(other.twice_nll[k] < into.twice_nll[k])) continue;
+        into.twice_nll[k] = other.twice_nll[k];
+        into.converged[k] = true;
+        std::copy(other.bestfit.begin() + k * np, other.bestfit.begin() + (k + 1) * np, into.bestfit.begin() + k * np);
+    }
+}
+
+}  // namespace
+
 std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& model, const Tensor& data_kn,
                                          const FitConfig& config, const FitOptions& options, BatchStats* stats) {
     const std::int64_t poi = model.poi_index();
@@ -54,8 +70,20 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
     const std::int64_t K = data_kn.dim(0);
     const std::int64_t np = model.n_pars();
 
-    BatchFitResult fixed = batch_fit(model, data_kn, fixed_cfg, options);
-    BatchFitResult free = batch_fit(model, data_kn, cfg, options);
+    // Every toy from the init; where the model can be multimodal, also from each of options.other_starts (the
+    // parameters the toys were drawn at), keeping each toy's lower minimum.
+    FitOptions from_init = options;
+    from_init.other_starts.clear();
+    BatchFitResult fixed = batch_fit(model, data_kn, fixed_cfg, from_init);
+    BatchFitResult free = batch_fit(model, data_kn, cfg, from_init);
+    if (options.basin_search && detail::can_be_multimodal(model, cfg.fixed)) {
+        for (const auto& start : options.other_starts) {
+            FitOptions o = from_init;
+            o.start = start;
+            keep_lower(fixed, batch_fit(model, data_kn, fixed_cfg, o), np);
+            keep_lower(free, batch_fit(model, data_kn, cfg, o), np);
+        }
+    }
 
     auto& be = *model.backend();
     std::vector<double> out(static_cast<std::size_t>(K));
@@ -64,20 +92,29 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
         double nll_fixed = fixed.twice_nll[k], nll_free = free.twice_nll[k];
         double muhat = free.bestfit[k * np + poi];
         bool ok = true;
-        if (!fixed.converged[k] || !free.converged[k]) {
-            // The straggler gets a full single fit (NLopt + Newton) on its own.
+        // The free fit is never above the fixed one (whose minimum is in its domain): a toy where it is gets the
+        // single fit, with the fixed minimum as a start, like a straggler.
+        const bool free_above = fixed.converged[k] && free.converged[k] && nll_fixed < nll_free - 1e-6;
+        if (!fixed.converged[k] || !free.converged[k] || free_above) {
+            // The straggler gets a full single fit (NLopt + Newton + basin search) on its own.
             Tensor row = be.gather(data_kn, be.from_host_index({k}), 0).reshape({data_kn.dim(1)});
+            std::vector<double> fixed_min(fixed.bestfit.begin() + k * np, fixed.bestfit.begin() + (k + 1) * np);
             if (!fixed.converged[k]) {
-                auto r = fit(model, row, fixed_cfg, options);
+                auto r = fit(model, row, fixed_cfg, from_init);
                 nll_fixed = r.twice_nll;
+                fixed_min = r.bestfit;
                 ok = ok && r.converged;
                 ++local.fallback;
             }
-            if (!free.converged[k]) {
-                auto r = fit(model, row, cfg, options);
-                nll_free = r.twice_nll;
-                muhat = r.bestfit[poi];
-                ok = ok && r.converged;
+            if (!free.converged[k] || free_above || nll_fixed < nll_free - 1e-6) {
+                FitOptions o = from_init;
+                o.other_starts = {fixed_min};
+                auto r = fit(model, row, cfg, o);
+                if (!free.converged[k] || r.twice_nll < nll_free) {
+                    nll_free = r.twice_nll;
+                    muhat = r.bestfit[poi];
+                    ok = ok && r.converged;
+                }
                 ++local.fallback;
             }
         }
@@ -122,7 +159,9 @@ std::vector<double> toy_teststats(TestStat stat, double poi_test, const Model& m
     for (std::int64_t first = 0; first < options.ntoys; first += batch) {
         const std::int64_t count = std::min(batch, options.ntoys - first);
         Tensor data = sample_toys(model, pars, first, count, options.seed, stream);
-        auto v = test_statistic_batch(stat, poi_test, model, data, cfg, options.fit, &stats);
+        FitOptions fo = options.fit;
+        fo.other_starts = {pars};  // the toys' truth: where their global minima lie, unless the model says otherwise
+        auto v = test_statistic_batch(stat, poi_test, model, data, cfg, fo, &stats);
         out.insert(out.end(), v.begin(), v.end());
         done += count;
         if (options.progress) options.progress(done, total, label);
@@ -139,16 +178,27 @@ HypotestResult toy_hypotest(double poi_test, const Model& model, const std::vect
     Tensor data_t = be.from_host(data);
     const TestStat stat = options.test_stat;
     auto obs = test_statistic(stat, poi_test, model, data_t, cfg, options.fit);
+    // The toys' truths: the fixed-POI fits at the tested value (s+b) and at 0 (b only; 1 for q0). For q and qtilde
+    // the first is the statistic's own fixed fit. Each starts also from the other minima of the same data, and a
+    // lower one moves the free fit (and the statistic) with it.
+    const bool q0 = stat == TestStat::q0;
+    const FitOptions shared = detail::with_other_minima(model, cfg, options.fit, {&obs.free_fit, &obs.fixed_fit});
+    FitResult signal_fit = q0 ? fixed_poi_fit(poi_test, model, data_t, cfg, shared) : obs.fixed_fit;
+    FitResult bkg_fit = fixed_poi_fit(q0 ? 1.0 : 0.0, model, data_t, cfg, shared);
+    bool moved = detail::keep_free_fit_lowest(model, data_t, cfg, options.fit, obs.free_fit, bkg_fit);
+    moved = detail::keep_free_fit_lowest(model, data_t, cfg, options.fit, obs.free_fit, signal_fit) || moved;
+    if (moved)
+        obs.value = detail::combine_test_stat(stat, q0 ? 0.0 : poi_test, obs.fixed_fit.twice_nll,
+                                              obs.free_fit.twice_nll, obs.free_fit.bestfit[model.poi_index()]);
     r.q_obs = obs.value;
     r.teststat = obs.value;
     r.warnings = obs.warnings;
     r.free_fit_to_data = obs.free_fit.bestfit;
     r.fixed_poi_fit_to_data = obs.fixed_fit.bestfit;
     r.twice_nll_free = obs.free_fit.twice_nll;
-
-    auto signal_fit = fixed_poi_fit(poi_test, model, data_t, cfg, options.fit);
-    auto bkg_fit = fixed_poi_fit(stat == TestStat::q0 ? 1.0 : 0.0, model, data_t, cfg, options.fit);
     r.converged = obs.free_fit.converged && obs.fixed_fit.converged && signal_fit.converged && bkg_fit.converged;
+    for (const FitResult* f : {&obs.free_fit, &obs.fixed_fit, &bkg_fit}) detail::add_basin_search(r, *f);
+    if (q0) detail::add_basin_search(r, signal_fit);
 
     BatchStats bs;
     std::int64_t done = 0;

@@ -9,6 +9,7 @@
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
 #include "modifiers/registry.hpp"
+#include "multimodal.hpp"
 #include "packer.hpp"
 #include "param_sets.hpp"
 #include "workspace/checks.hpp"
@@ -23,6 +24,7 @@ struct Model::Impl {
     std::vector<ParameterSet> sets;
     std::map<std::string, std::size_t> index;
     PackedLikelihood packed;
+    std::vector<std::int64_t> multimodal;
     std::unique_ptr<FusedLikelihood> likelihood;
     std::string poi;
     std::int64_t poi_index = -1;
@@ -138,6 +140,7 @@ Model::Model(const ModelSpec& spec, BackendPtr backend, ModelOptions options) : 
     for_pack.index = m.index;
     for_pack.staterror = std::move(ps.staterror);
     m.packed = detail::pack_likelihood(spec, m.layout, for_pack, &m.elem_sample);
+    m.multimodal = detail::multimodal_parameters(m.packed);
     if (options.prefer_fused) m.likelihood = compile_likelihood(*m.backend, m.packed);
     if (!m.likelihood) m.likelihood = detail::make_fallback_likelihood(*m.backend, m.packed);
     check_expected_counts(*this, spec, m.layout);
@@ -186,6 +189,7 @@ const std::string& Model::poi_name() const { return impl_->poi; }
 std::int64_t Model::poi_index() const { return impl_->poi_index; }
 const ModifierSettings& Model::modifier_settings() const { return impl_->settings; }
 const PackedLikelihood& packed_likelihood(const Model& model) { return model.impl_->packed; }
+const std::vector<std::int64_t>& Model::multimodal_parameters() const { return impl_->multimodal; }
 const char* Model::implementation() const { return impl_->likelihood->implementation(); }
 
 std::vector<double> Model::suggested_init() const {

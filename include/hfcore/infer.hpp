@@ -47,9 +47,14 @@ struct FitOptions {
     double tolerance = 0.0;
     bool uncertainties = false;  // also compute the Hessian, uncertainties and correlations
     bool polish = true;          // Newton polish with the finite-difference Hessian after the quasi-Newton fit
-    // Also try the mirrored basin of parameters that moved far from their start on a (nearly) symmetric
-    // likelihood, keeping the lower minimum (see fit.cpp). Kinked interpolations (code0, code1) are left alone.
-    bool mirror_check = true;
+    // After the local fit, look for lower minima in the other basins of the model's multimodal parameters
+    // (Model::multimodal_parameters: starts shifted and mirrored in each of them) and from other_starts, keeping
+    // the lowest (core/infer/basins.cpp). Costs nothing on a model without multimodal parameters and without
+    // other starts.
+    bool basin_search = true;
+    // More starting points (all parameters; fixed ones are ignored) for the basin search, e.g. the minima of the
+    // other fits of a hypotest to the same data. Starts where the likelihood is not finite are skipped.
+    std::vector<std::vector<double>> other_starts;
     // Optional, shared by fits of one model and configuration (the fits of a hypotest or an upper-limit search):
     // the Hessian of an earlier fit confirms a new fit's convergence when the edm it gives is far inside the
     // tolerance, saving a finite-difference Hessian (2 x free parameters gradients). Fits never step with it.
@@ -73,6 +78,10 @@ struct FitResult {
     std::vector<double> uncertainties;
     std::vector<double> correlations;  // row-major [P, P]
     bool hessian_ok = false;           // the Hessian was positive definite on the free parameters
+    // The basin search (FitOptions::basin_search): how many other starting points were descended from, and
+    // whether the minimum returned came from one of them (the descent from the fit's start ended higher).
+    int basin_candidates = 0;
+    bool other_basin = false;
 };
 
 // Maximum-likelihood fit of every non-fixed parameter (pyhf.infer.mle.fit). Throws InputError on bad inputs.
@@ -163,6 +172,10 @@ struct HypotestResult {
         fixed_poi_fit_to_asimov;
     double twice_nll_free = 0.0;  // free fit to the observed data
     bool converged = true;        // every fit converged (toys: the fits to the observed data)
+    // The basin search over the same fits (FitResult::basin_candidates, other_basin): starting points tried in
+    // other basins, and whether any fit's minimum came from one of them.
+    int basin_candidates = 0;
+    bool other_basin = false;
     std::vector<std::string> warnings;
     // Toys
     std::vector<double> sb_teststats, b_teststats;
@@ -199,7 +212,7 @@ private:
     std::shared_ptr<AsymptoticFitCache> cache_;
     FitConfig config_;  // resolved
     const FitResult& fixed_fit(double mu, bool asimov);
-    void ensure_asimov();
+    void ensure_data_fits();
     double asimov_q(double mu);
 };
 
@@ -240,6 +253,8 @@ struct UpperLimitResult {
     std::vector<double> scanned;
     std::vector<HypotestResult> results;      // same order
     bool converged = false;                   // every fit of the search converged
+    int basin_candidates = 0;                 // summed over the distinct fits of the search (see HypotestResult)
+    bool other_basin = false;
     std::pair<double, double> bracket{0, 0};  // toms748: the bracket after expansion
     std::pair<double, double> poi_bounds_used{0, 0};
 };

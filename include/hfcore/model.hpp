@@ -67,6 +67,11 @@ public:
     std::vector<bool> suggested_fixed() const;
     std::vector<double> auxdata() const;
     const ModifierSettings& modifier_settings() const;
+    // Parameters whose profile likelihood can have a second minimum (a basin and its mirror): histosys and
+    // normsys parameters whose even response ((up + down) / 2 - nominal, summed over the samples that share
+    // them) is large against the statistical precision of the bins they touch. Fits look for the other basins
+    // of these parameters only. Index order; computed once when the model is compiled (core/model/multimodal.cpp).
+    const std::vector<std::int64_t>& multimodal_parameters() const;
     const char* implementation() const;                          // which FusedLikelihood evaluates
 
     // ---- evaluations on device tensors: pars [K, P] (or [P]), data [N + A] or [K, N + A] ----

@@ -123,6 +123,16 @@ class FitResult:
     @property
     def hessian_ok(self) -> bool: ...
 
+    @property
+    def basin_candidates(self) -> int:
+        """
+        Other starting points the basin search descended from (0 where the model cannot be multimodal).
+        """
+
+    @property
+    def other_basin(self) -> bool:
+        """The minimum came from another basin than the descent from the start's."""
+
 class HypotestResult:
     """One hypothesis test (CLs or p0) with its fits."""
 
@@ -181,6 +191,12 @@ class HypotestResult:
     def converged(self) -> bool: ...
 
     @property
+    def basin_candidates(self) -> int: ...
+
+    @property
+    def other_basin(self) -> bool: ...
+
+    @property
     def warnings(self) -> list[str]: ...
 
     @property
@@ -215,6 +231,12 @@ class UpperLimitResult:
 
     @property
     def converged(self) -> bool: ...
+
+    @property
+    def basin_candidates(self) -> int: ...
+
+    @property
+    def other_basin(self) -> bool: ...
 
     @property
     def bracket(self) -> tuple[float, float]: ...

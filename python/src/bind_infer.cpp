@@ -86,7 +86,11 @@ void bind_results(nb::module_& m) {
             const auto n = static_cast<std::int64_t>(r.bestfit.size());
             return to_numpy(r.correlations, n, n);
         })
-        .def_ro("hessian_ok", &inf::FitResult::hessian_ok);
+        .def_ro("hessian_ok", &inf::FitResult::hessian_ok)
+        .def_ro("basin_candidates", &inf::FitResult::basin_candidates,
+                "Other starting points the basin search descended from (0 where the model cannot be multimodal).")
+        .def_ro("other_basin", &inf::FitResult::other_basin,
+                "The minimum came from another basin than the descent from the start's.");
 
     nb::class_<inf::HypotestResult>(m, "HypotestResult", "One hypothesis test (CLs or p0) with its fits.")
         .def_ro("obs", &inf::HypotestResult::obs)
@@ -107,6 +111,8 @@ void bind_results(nb::module_& m) {
         .def_prop_ro("fixed_poi_fit_to_asimov", [](const inf::HypotestResult& r) { return maybe_array(r.fixed_poi_fit_to_asimov); })
         .def_ro("twice_nll_free", &inf::HypotestResult::twice_nll_free)
         .def_ro("converged", &inf::HypotestResult::converged)
+        .def_ro("basin_candidates", &inf::HypotestResult::basin_candidates)
+        .def_ro("other_basin", &inf::HypotestResult::other_basin)
         .def_ro("warnings", &inf::HypotestResult::warnings)
         .def_prop_ro("sb_teststats", [](const inf::HypotestResult& r) { return to_numpy(r.sb_teststats); })
         .def_prop_ro("b_teststats", [](const inf::HypotestResult& r) { return to_numpy(r.b_teststats); })
@@ -120,6 +126,8 @@ void bind_results(nb::module_& m) {
         .def_ro("scanned", &inf::UpperLimitResult::scanned)
         .def_ro("results", &inf::UpperLimitResult::results)
         .def_ro("converged", &inf::UpperLimitResult::converged)
+        .def_ro("basin_candidates", &inf::UpperLimitResult::basin_candidates)
+        .def_ro("other_basin", &inf::UpperLimitResult::other_basin)
         .def_ro("bracket", &inf::UpperLimitResult::bracket)
         .def_ro("poi_bounds_used", &inf::UpperLimitResult::poi_bounds_used);
 }

@@ -80,8 +80,11 @@ TEST(Cli, FitAndEval) {
     auto r = run("fit " + example() + " --uncertainties");
     ASSERT_EQ(r.rc, 0) << r.out;
     auto doc = json::parse(r.out);
-    EXPECT_EQ(keys(doc), (std::vector<std::string>{"converged", "correlations", "mle_parameters", "twice_nll",
-                                                   "uncertainties"}));
+    // pyhf's keys, and hfcore's convergence and basin search (FitResult::basin_candidates, other_basin).
+    EXPECT_EQ(keys(doc), (std::vector<std::string>{"basin_candidates", "converged", "correlations", "mle_parameters",
+                                                   "other_basin", "reason", "twice_nll", "uncertainties"}));
+    EXPECT_EQ(doc["basin_candidates"].as_double(), 0.0);  // no multimodal parameter in example.json
+    EXPECT_FALSE(doc["other_basin"].as_bool());
     EXPECT_TRUE(doc["converged"].as_bool());
     EXPECT_EQ(doc["mle_parameters"]["staterror_SR"].as_array().size(), 2u);
     const auto ref = json::parse_file(reference("example.json").string());

@@ -175,7 +175,13 @@ TEST_P(ValidationFit, MinimaMatchPyhf) {
     const double mu = c.test_stat() == infer::TestStat::q0 ? 0.0 : c.mu_test();
     auto fixed = infer::fixed_poi_fit(mu, *c.model, c.data);
     EXPECT_TRUE(fixed.converged) << fixed.reason;
-    EXPECT_NEAR(fixed.twice_nll, tight["fixed_poi_fit"]["twice_nll"].as_double(), 1e-6);
+    // At or below pyhf's; equal where pyhf's SLSQP fit is in the lowest basin (lower_than_pyhf_fixed_fit).
+    const double pyhf_fixed = tight["fixed_poi_fit"]["twice_nll"].as_double();
+    EXPECT_LE(fixed.twice_nll, pyhf_fixed + 1e-6);
+    if (c.name == "2bin_2channel_coupledhistosys")
+        EXPECT_NEAR(fixed.twice_nll, 30.87173697, 1e-6) << "pyhf with Minuit (strategy 2) reaches 30.87173697";
+    else
+        EXPECT_NEAR(fixed.twice_nll, pyhf_fixed, 1e-6);
     if (c.expected["fixed_poi_fit"]["mu"].as_double() == mu) {
         EXPECT_LE(fixed.twice_nll, c.expected["fixed_poi_fit"]["twice_nll"].as_double() + 1e-7);
     }

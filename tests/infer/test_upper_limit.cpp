@@ -12,6 +12,9 @@ class ValidationUpperLimit : public ::testing::TestWithParam<std::string> {};
 TEST_P(ValidationUpperLimit, MatchesPyhfToms748) {
     HF_REQUIRE_SHARED();
     Case c = load_case(GetParam());
+    if (const double lower = lower_than_pyhf_fixed_fit(c); !std::isnan(lower))
+        GTEST_SKIP() << "pyhf's fixed-POI fit is in a higher basin (hfcore and Minuit: " << lower
+                     << "): its CLs are not this likelihood's";
     const auto* ul = c.expected.find("upper_limit");
     if (!ul) GTEST_SKIP() << "no upper limit in expected.json (q0 case)";
     infer::HypotestOptions o;

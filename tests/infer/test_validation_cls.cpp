@@ -38,6 +38,9 @@ class ValidationCls : public ::testing::TestWithParam<std::string> {};
 TEST_P(ValidationCls, MatchesPyhf) {
     HF_REQUIRE_SHARED();
     Case c = load_case(GetParam());
+    if (const double lower = lower_than_pyhf_fixed_fit(c); !std::isnan(lower))
+        GTEST_SKIP() << "pyhf's fixed-POI fit is in a higher basin (hfcore and Minuit: " << lower
+                     << "): its CLs are not this likelihood's";
     const auto& tight = tight_reference()["cases"][c.name];
     const auto& dflt = c.expected["pyhf"];
     const Tolerance tol = case_tolerance(c.expected["tolerance"]);

@@ -102,6 +102,8 @@ def result_object(r):
         edm=r.edm,
         algorithm=r.algorithm,
         hessian_ok=r.hessian_ok,
+        basin_candidates=r.basin_candidates,
+        other_basin=r.other_basin,
     )
 
 
