@@ -33,7 +33,23 @@ double np_interp(double x, const std::vector<double>& xp, const std::vector<doub
     return fp[j] + slope * (x - xp[j]);
 }
 
+// The start of the bracket where the POI may be negative, as a fraction of its upper end.
+constexpr double kSmallPositiveStart = 1e-3;
+
 double value_of(const HypotestResult& r, int which) { return which == 0 ? r.obs : r.exp[which - 1]; }
+
+// "CLs seen: mu obs [exp -2 .. +2], ..." for errors: where the search looked and what it found there.
+std::string cls_seen(const std::map<double, HypotestResult>& evaluated) {
+    std::ostringstream os;
+    os.precision(4);
+    os << "; CLs seen (mu: obs [expected -2..+2 sigma]):";
+    for (const auto& [mu, r] : evaluated) {
+        os << ' ' << mu << ": " << r.obs << " [";
+        for (int i = 0; i < 5; ++i) os << (i ? " " : "") << r.exp[i];
+        os << "];";
+    }
+    return os.str();
+}
 
 // The limit's convergence test on a bracket [x, y]: pyhf's toms748_scan atol and rtol.
 auto bracket_tolerance(const Toms748Options& lim) {
@@ -119,12 +135,27 @@ void expected_limits_from_asimov(const Model& model, const std::vector<double>& 
         if (std::isnan(fa) || std::isnan(fb) || (fa > 0) == (fb > 0)) {
             std::ostringstream os;
             os << "upper limit: no sign change of the expected CLs (" << nsigmas[i] << " sigma) - " << lim.level
-               << " in [" << a << ", " << b << "]";
+               << " in [" << a << ", " << b << "]" << cls_seen(known);
             throw Error(os.str());
         }
         out.exp[i] = find_root(f, a, b, fa, fb, tol);
     }
     for (const auto& [mu, fit] : opts.cache->fixed_asimov) out.converged = out.converged && fit.converged;
+}
+
+// The basin-search totals of a search: over the distinct fits of the shared cache (asymptotics), or over the
+// hypotests (toys, whose fits are not shared).
+void add_search_totals(const HypotestOptions& opts, UpperLimitResult& out) {
+    out.basin_candidates = 0;
+    out.other_basin = false;
+    if (opts.cache) {
+        opts.cache->for_each_fit([&](const FitResult& f) { detail::add_basin_search(out, f); });
+        return;
+    }
+    for (const auto& r : out.results) {
+        out.basin_candidates += r.basin_candidates;
+        out.other_basin = out.other_basin || r.other_basin;
+    }
 }
 
 }  // namespace
@@ -157,6 +188,7 @@ UpperLimitResult upper_limit_scan(const Model& model, const std::vector<double>&
     out.bracket = {*std::min_element(scan.begin(), scan.end()), hi};
     out.converged = true;
     for (const auto& r : out.results) out.converged = out.converged && r.converged;
+    add_search_totals(opts, out);
     return out;
 }
 
@@ -169,6 +201,11 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
     double low = lim.low;
     double high = std::isnan(lim.high) ? opts.config.bounds[poi].second : lim.high;
     if (!(high > low)) throw InputError("", "bounds", "the upper-limit bracket must have low < high");
+    // Where the POI may go below 0 (and mu_hat with it), the bracket starts at a small positive mu and is halved
+    // towards 0 as needed: an upper limit lies above 0, and at mu <= 0 q and qtilde say nothing about it. mu = 0
+    // itself, where CLs is 1, closes the halving.
+    const bool from_small_positive = low <= 0.0 && opts.config.bounds[poi].first < 0.0;
+    if (from_small_positive) low = kSmallPositiveStart * high;
     opts = widened(model, opts, high);
 
     std::map<double, HypotestResult> cache;
@@ -195,13 +232,13 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
 
     // Lower end: every CLs at or above the level (pyhf halves it; from zero nothing can be halved).
     for (int i = 0; any_below(eval(low)); ++i) {
-        if (low == 0.0 || i >= lim.max_expansions) {
+        if (low == 0.0 || (i >= lim.max_expansions && !from_small_positive)) {
             std::ostringstream os;
             os << "upper limit: CLs at the lower end of the bracket (POI = " << low << ") is already below "
-               << lim.level << "; no bracket for the root";
+               << lim.level << "; no bracket for the root" << cls_seen(cache);
             throw Error(os.str());
         }
-        low /= 2;
+        low = i >= lim.max_expansions ? 0.0 : low / 2;
     }
     // Upper end: double until every CLs is at or below the level, widening the POI bound with it. A wider
     // bound changes the free fits, so earlier points are recomputed with it.
@@ -209,14 +246,15 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
         if (i >= lim.max_expansions) {
             std::ostringstream os;
             os << "upper limit: CLs still above " << lim.level << " at POI = " << high << " after " << i
-               << " doublings of the bracket";
+               << " doublings of the bracket" << cls_seen(cache);
             throw Error(os.str());
         }
         high *= 2;
         if (high > opts.config.bounds[poi].second) {
             opts = widened(model, opts, high);
             cache.clear();
-            if (any_below(eval(low))) throw Error("upper limit: the lower end of the bracket moved below the level");
+            if (any_below(eval(low)))
+                throw Error("upper limit: the lower end of the bracket moved below the level" + cls_seen(cache));
         }
     }
     out.bracket = {low, high};
@@ -237,7 +275,8 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
         if (fb == 0.0) return b;
         if (std::isnan(fa) || std::isnan(fb) || (fa > 0) == (fb > 0)) {
             std::ostringstream os;
-            os << "upper limit: no sign change of CLs - " << lim.level << " in [" << a << ", " << b << "]";
+            os << "upper limit: no sign change of CLs - " << lim.level << " in [" << a << ", " << b << "]"
+               << cls_seen(cache);
             throw Error(os.str());
         }
         const auto tol = bracket_tolerance(lim);
@@ -266,6 +305,7 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
     if (opts.calctype == CalcType::asymptotics && opts.calc_base_dist == BaseDist::normal &&
         (opts.test_stat == TestStat::q || opts.test_stat == TestStat::qtilde)) {
         expected_limits_from_asimov(model, data, opts, lim, cache, out);
+        add_search_totals(opts, out);
         return out;
     }
     for (int i = 1; i <= 5; ++i) {
@@ -273,6 +313,7 @@ UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data
         out.exp[i - 1] = solve(i, a, b);
     }
     for (const auto& r : out.results) out.converged = out.converged && r.converged;
+    add_search_totals(opts, out);
     return out;
 }
 
