@@ -4,9 +4,9 @@
 // whichever side its first steps favoured. From the local minimum, each multimodal parameter a whose profile the
 // data can turn over there (can_turn_over; value y_a, in units of its constraint width) is moved to y_a - kShift,
 // y_a + kShift and to its mirror -y_a, the other parameters staying where they are, and a quasi-Newton descent
-// runs from there. A descent that comes back to within kReturned of y_a is in the basin already known and stops at
-// once, so a parameter with one basin costs a few gradient evaluations. Starts given by the caller (other fits'
-// minima) stop the same way when every multimodal parameter is back near the minimum's. Every lower end point gets
+// runs from there; so do starts given by the caller (other fits' minima). A descent whose multimodal parameters
+// are all back within kReturned of the minimum's is in the basin already known and stops at once, so a parameter
+// with one basin costs a few gradient evaluations. An end point below the minimum descends to its end and gets
 // the Newton polish; the lowest converged minimum wins, and the search repeats from it (the other parameters may
 // now have another side to try) for up to kRounds rounds.
 #include "infer/basins.hpp"
@@ -26,7 +26,11 @@ constexpr double kMirrorFrom = 0.3;  // a parameter this close to 0 has no mirro
 constexpr int kRounds = 3;
 // The search evaluates the likelihood at most this many times as often as the local fit did: on large models with
 // many parameters that can turn over (the synthetic family's 1000 bins) it would otherwise cost 25 local fits.
-constexpr double kBudget = 3.0;
+// Models up to kSmallModel bins x parameters (a fit of a few ms) get kBudgetSmall; larger ones, where every local
+// fit is costly, kBudgetLarge (the synthetic 1000-bin, 100-parameter fit then costs ~2x, from ~5x).
+constexpr double kBudgetSmall = 3.0;
+constexpr double kBudgetLarge = 1.0;
+constexpr double kSmallModel = 2e4;
 constexpr int kDescentEvaluations = 1000;
 
 // A multimodal parameter's profile turns over at about D = 1 (below); those under this cannot, with a margin for
@@ -75,12 +79,6 @@ std::vector<std::size_t> can_turn_over(const Model& model, const Problem& p, con
     return out;
 }
 
-struct Start {
-    std::vector<double> y;
-    int watched = -1;     // free index whose return to `centre` ends the descent; -1 descends to the end
-    double centre = 0.0;
-};
-
 }  // namespace
 
 bool can_be_multimodal(const Model& model, const std::vector<bool>& fixed) {
@@ -100,15 +98,17 @@ BasinSearch search_basins(const Model& model, Problem& p, std::vector<double>& y
         for (std::size_t a = 0; a < n; ++a)
             if (std::binary_search(mm.begin(), mm.end(), static_cast<std::int64_t>(p.free[a]))) multimodal.push_back(a);
     }
-    const std::int64_t budget_end = p.n_eval + static_cast<std::int64_t>(kBudget * static_cast<double>(p.n_eval));
+    const double size = static_cast<double>(model.n_main()) * static_cast<double>(model.n_pars());
+    const double budget = size <= kSmallModel ? kBudgetSmall : kBudgetLarge;
+    const std::int64_t budget_end = p.n_eval + static_cast<std::int64_t>(budget * static_cast<double>(p.n_eval));
     for (int round = 0; round < kRounds; ++round) {
         const auto turning = can_turn_over(model, p, y, multimodal);
-        std::vector<Start> starts;
+        std::vector<std::pair<std::vector<double>, int>> starts;  // start, the moved parameter (-1: a given start)
         if (round == 0) {
             for (const auto& x : given) {
                 auto ys = p.to_y(x);
                 for (std::size_t i = 0; i < n; ++i) ys[i] = std::clamp(ys[i], p.lo[i], p.hi[i]);
-                starts.push_back({std::move(ys), -1, 0.0});
+                starts.emplace_back(std::move(ys), -1);
             }
         }
         for (std::size_t a : turning) {
@@ -122,43 +122,52 @@ BasinSearch search_basins(const Model& model, Problem& p, std::vector<double>& y
                 if (std::any_of(used.begin(), used.end(), [&](double u) { return std::fabs(u - t) < kReturned; }))
                     continue;
                 used.push_back(t);
-                Start s{y, static_cast<int>(a), v};
-                s.y[a] = t;
-                starts.push_back(std::move(s));
+                starts.emplace_back(y, static_cast<int>(a));
+                starts.back().first[a] = t;
             }
         }
+        // A descent that came back to the known minimum's basin stops there. From a given start: every multimodal
+        // parameter back near the minimum's value. From a moved parameter: it is back near its value and no other
+        // multimodal parameter crossed to the other side of zero (random_workspace.py seed 35 at mu = 1: the moved
+        // parameter returns while another one crosses its hump into the lower basin). Parameters that drift on
+        // their own side do not keep a descent going (100 of them in the synthetic model).
+        auto back_rule = [&multimodal, c = y](int moved) -> StopRule {
+            if (multimodal.empty()) return {};
+            return [&multimodal, c, moved](const std::vector<double>& yy) {
+                if (moved < 0)
+                    return std::all_of(multimodal.begin(), multimodal.end(),
+                                       [&](std::size_t a) { return std::fabs(yy[a] - c[a]) < kReturned; });
+                const auto m = static_cast<std::size_t>(moved);
+                if (std::fabs(yy[m] - c[m]) >= kReturned) return false;
+                return std::none_of(multimodal.begin(), multimodal.end(), [&](std::size_t a) {
+                    return yy[a] * c[a] < 0.0 && std::fabs(yy[a] - c[a]) >= kReturned;
+                });
+            };
+        };
         std::vector<double> best_y;
         double best_f = f;
         NewtonOutcome best_newton;
-        for (auto& s : starts) {
+        for (auto& [ys, moved] : starts) {
             if (p.n_eval >= budget_end) {
                 ++out.skipped;
                 continue;
             }
-            double f2 = p.nll(s.y, nullptr);
+            double f2 = p.nll(ys, nullptr);
             if (!std::isfinite(f2)) continue;
             ++out.candidates;
-            // A descent that came back to the known minimum's basin stops there: for a shifted start, its
-            // parameter back near its value; for a given start, every multimodal parameter near the minimum's.
-            StopRule back;
-            if (s.watched >= 0)
-                back = [a = s.watched, c = s.centre](const std::vector<double>& yy) {
-                    return std::fabs(yy[a] - c) < kReturned;
-                };
-            else if (!multimodal.empty())
-                back = [&multimodal, c = y](const std::vector<double>& yy) {
-                    return std::all_of(multimodal.begin(), multimodal.end(),
-                                       [&](std::size_t a) { return std::fabs(yy[a] - c[a]) < kReturned; });
-                };
             // Gradients only first: most starts fall back into a basin already known, and only a lower end point is
             // worth the Newton polish.
-            quasi_newton(p, QuasiNewton::lbfgs, s.y, f2,
-                         static_cast<int>(std::clamp<std::int64_t>(budget_end - p.n_eval, 1, kDescentEvaluations)), back);
+            quasi_newton(p, QuasiNewton::lbfgs, ys, f2,
+                         static_cast<int>(std::clamp<std::int64_t>(budget_end - p.n_eval, 1, kDescentEvaluations)), back_rule(moved));
             if (!(f2 < best_f - 1e-7)) continue;
-            NewtonOutcome n2 = newton_polish(p, s.y, f2, tol, 40, nullptr);
+            // Lower than the known minimum: a descent stopped early (back near the known basin's values while it
+            // was still falling) goes on to its end.
+            quasi_newton(p, QuasiNewton::lbfgs, ys, f2,
+                         static_cast<int>(std::clamp<std::int64_t>(budget_end - p.n_eval, 1, kDescentEvaluations)));
+            NewtonOutcome n2 = newton_polish(p, ys, f2, tol, 40, nullptr);
             if (n2.converged && f2 < best_f - std::max(1e-9, 10 * tol)) {
                 best_f = f2;
-                best_y = s.y;
+                best_y = ys;
                 best_newton = n2;
             }
         }
