@@ -21,20 +21,26 @@ HF_FN void hf_philox_round(hf_u32* c, hf_u32 k0, hf_u32 k1)
     c[3] = lo0;
 }
 
-/* Fills out[4] with the Philox-4x32-10 block for (counter, draw) under key seed. */
-HF_FN void hf_philox(hf_u64 seed, hf_u64 counter, hf_u32 draw, hf_u32* out)
+/* Philox-4x32-10 itself: out[4] holds the counter on entry and the block on return; key (k0, k1). Separate from
+ * the stream layout below so that the tests can check it against Random123's published known-answer vectors. */
+HF_FN void hf_philox4x32_10(hf_u32* out, hf_u32 k0, hf_u32 k1)
 {
-    hf_u32 k0 = (hf_u32)seed, k1 = (hf_u32)(seed >> 32);
     int r;
-    out[0] = (hf_u32)counter;
-    out[1] = (hf_u32)(counter >> 32);
-    out[2] = draw;
-    out[3] = 0u;
     for (r = 0; r < 10; ++r) {
         hf_philox_round(out, k0, k1);
         k0 += 0x9E3779B9u;
         k1 += 0xBB67AE85u;
     }
+}
+
+/* Fills out[4] with the Philox-4x32-10 block for (counter, draw) under key seed. */
+HF_FN void hf_philox(hf_u64 seed, hf_u64 counter, hf_u32 draw, hf_u32* out)
+{
+    out[0] = (hf_u32)counter;
+    out[1] = (hf_u32)(counter >> 32);
+    out[2] = draw;
+    out[3] = 0u;
+    hf_philox4x32_10(out, (hf_u32)seed, (hf_u32)(seed >> 32));
 }
 
 /* Two uniforms in (0, 1) from one block: 53-bit resolution when hf_real is double, 24-bit for float. */

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -19,6 +20,12 @@ inline std::filesystem::path shared_dir() {
 inline bool have_shared() { return std::filesystem::exists(shared_dir() / "validation"); }
 
 inline std::filesystem::path source_dir() { return HFCORE_SOURCE_DIR; }
+
+// Prints an agreement figure a tolerance was set from ("[ measured ] what: value"), so that the figures in the
+// comments beside the tolerances can be measured again from any test log.
+inline void measured(const std::string& what, double value) {
+    std::printf("[ measured ] %s: %.2e\n", what.c_str(), value);
+}
 
 inline std::string read_text(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);

@@ -1,11 +1,13 @@
 // The cuda plugin's fused likelihood on a hand-made PackedLikelihood that uses every factor and delta kind,
-// both constraint kinds and a normfactor at zero: against a plain double reference written here, against
+// both constraint kinds and a normfactor at zero: against the long-double reference of
+// tests/common/packed_reference.hpp (written independently of the plugins), against
 // the cpu plugin's fused likelihood (1e-10 at 64b), and for its transfers (K numbers per evaluation).
 #include <cmath>
 #include <vector>
 
 #include "cuda_test_support.hpp"
 #include "hfcore/plugin/likelihood.hpp"
+#include "packed_reference.hpp"
 
 namespace {
 
@@ -96,74 +98,6 @@ std::vector<double> make_points(int K) {
     return p;
 }
 
-// ---- a plain double reference: the formulas of likelihood.hpp with shared/hf_likelihood_math.h ----
-namespace ref {
-using hf_real = double;
-#define HF_FN static inline
-#define HF_GLOBAL
-#include "../../plugins/shared/hf_likelihood_math.h"
-#undef HF_FN
-#undef HF_GLOBAL
-
-double factor(const PackedLikelihood& pk, std::size_t f, const double* p, double* df) {
-    return hf_factor(pk.factor_kind[f], p[pk.factor_par[f]], pk.factor_lo[f], pk.factor_hi[f], &pk.factor_coef[6 * f],
-                     df);
-}
-double delta(const PackedLikelihood& pk, std::size_t d, const double* p, double* dd) {
-    return hf_delta(pk.delta_kind[d], p[pk.delta_par[d]], pk.delta_lo[d], pk.delta_nom[d], pk.delta_hi[d], dd);
-}
-
-// logpdf of one point, its gradient (exact products of the other factors, no division) and expected rates.
-double logpdf(const PackedLikelihood& pk, const double* p, const double* data, std::vector<double>* grad,
-              std::vector<double>* rates) {
-    const std::size_t E = pk.elem_bin.size();
-    std::vector<double> rate(pk.n_main, 0.0);
-    for (std::size_t e = 0; e < E; ++e) {
-        double base = pk.elem_nominal[e], prod = 1, unused;
-        for (int d = pk.delta_offsets[e]; d < pk.delta_offsets[e + 1]; ++d) base += delta(pk, d, p, &unused);
-        for (int f = pk.factor_offsets[e]; f < pk.factor_offsets[e + 1]; ++f) prod *= factor(pk, f, p, &unused);
-        rate[pk.elem_bin[e]] += base * prod;
-    }
-    if (rates) *rates = rate;
-    double lp = 0;
-    for (std::int64_t b = 0; b < pk.n_main; ++b) lp += hf_poisson_logpdf(data[b], rate[b]);
-    for (std::size_t g = 0; g < pk.gauss_par.size(); ++g)
-        lp += hf_normal_logpdf(data[pk.n_main + pk.gauss_aux[g]], p[pk.gauss_par[g]], pk.gauss_sigma[g]);
-    for (std::size_t q = 0; q < pk.pois_par.size(); ++q)
-        lp += hf_poisson_logpdf(data[pk.n_main + pk.pois_aux[q]], pk.pois_tau[q] * p[pk.pois_par[q]]);
-    if (grad) {
-        grad->assign(pk.n_pars, 0.0);
-        for (std::size_t e = 0; e < E; ++e) {
-            const int b = pk.elem_bin[e];
-            const double w = data[b] == 0 ? -1.0 : data[b] / rate[b] - 1.0;
-            double base = pk.elem_nominal[e], prod = 1, unused;
-            for (int d = pk.delta_offsets[e]; d < pk.delta_offsets[e + 1]; ++d) base += delta(pk, d, p, &unused);
-            for (int f = pk.factor_offsets[e]; f < pk.factor_offsets[e + 1]; ++f) prod *= factor(pk, f, p, &unused);
-            for (int d = pk.delta_offsets[e]; d < pk.delta_offsets[e + 1]; ++d) {
-                double dd;
-                delta(pk, d, p, &dd);
-                (*grad)[pk.delta_par[d]] += w * dd * prod;
-            }
-            for (int f = pk.factor_offsets[e]; f < pk.factor_offsets[e + 1]; ++f) {
-                double df, others = 1;
-                factor(pk, f, p, &df);
-                for (int o = pk.factor_offsets[e]; o < pk.factor_offsets[e + 1]; ++o)
-                    if (o != f) others *= factor(pk, o, p, &unused);
-                (*grad)[pk.factor_par[f]] += w * base * df * others;
-            }
-        }
-        for (std::size_t g = 0; g < pk.gauss_par.size(); ++g) {
-            const double s = pk.gauss_sigma[g];
-            (*grad)[pk.gauss_par[g]] += (data[pk.n_main + pk.gauss_aux[g]] - p[pk.gauss_par[g]]) / (s * s);
-        }
-        for (std::size_t q = 0; q < pk.pois_par.size(); ++q) {
-            const double aux = data[pk.n_main + pk.pois_aux[q]], tau = pk.pois_tau[q];
-            (*grad)[pk.pois_par[q]] += aux == 0 ? -tau : aux / p[pk.pois_par[q]] - tau;
-        }
-    }
-    return lp;
-}
-}  // namespace ref
 
 class CudaFused : public ::testing::TestWithParam<std::string> {
 protected:
@@ -199,9 +133,10 @@ TEST_P(CudaFused, MatchesTheReferenceAndTheCpuPlugin) {
 
     const double rel = f64() ? 1e-10 : 2e-4;
     for (int k = 0; k < K; ++k) {
-        std::vector<double> g_ref, r_ref;
         const double* p = &pars_in[k * pk.n_pars];
-        const double l_ref = ref::logpdf(pk, p, data_in.data(), &g_ref, &r_ref);
+        const auto r = hf::test::packed::evaluate(pk, std::vector<double>(p, p + pk.n_pars), data_in.data(), true);
+        const double l_ref = static_cast<double>(r.logpdf);
+        const std::vector<double> g_ref(r.grad.begin(), r.grad.end()), r_ref(r.rate.begin(), r.rate.end());
         EXPECT_TRUE(hf::test::close_rel(lp[k], l_ref, rel, f64() ? 0.0 : 1e-3)) << "point " << k << ": " << lp[k] << " vs " << l_ref;
         for (int i = 0; i < pk.n_pars; ++i)
             EXPECT_TRUE(hf::test::close_rel(grad[k * pk.n_pars + i], g_ref[i], rel, f64() ? 1e-9 : 2e-2))
