@@ -8,6 +8,7 @@
 #include "hfcore/json.hpp"
 #include "hfcore/model.hpp"
 #include "hfcore/workspace.hpp"
+#include "provenance.hpp"
 #include "test_support.hpp"
 
 namespace hf::test {
@@ -47,6 +48,8 @@ inline Fixture load_fixture(const std::string& name) {
     Fixture f;
     f.name = name;
     f.doc = json::parse(read_text(source_dir() / "tests/reference/model" / (name + ".json")));
+    // The inputs in ../shared are the bytes pyhf's numbers were made from.
+    EXPECT_TRUE(inputs_unchanged(f.doc["source_sha256"], shared_dir())) << name;
     const auto& src = f.doc["source"].as_array();
     Workspace ws = Workspace::load_file((shared_dir() / src[0].as_string()).string());
     ModelRequest req = fixture_request(f.doc);
