@@ -6,19 +6,21 @@
 
 #include <string>
 
+#include "hfcore/errors.hpp"
 #include "hfcore/loader.hpp"
 
 namespace hf::test {
 
-// Why the named plugin cannot run here ("" when it can): not built, does not load, or no device.
+// Why the named plugin cannot run here ("" when it can): not built, does not load, or no device, in the words of
+// the loader's error. Only that plugin is loaded (not every one on the path, as list_plugins() would), so the
+// hundreds of CUDA tests that skip on a machine without a GPU cost a process start each, not an OpenCL probe.
 inline std::string plugin_unavailable(const std::string& name) {
-    for (const auto& l : list_plugins()) {
-        if (l.name != name) continue;
-        if (!l.loaded) return name + " plugin does not load: " + l.load_error;
-        if (!l.probe.usable) return name + " plugin unusable: " + l.probe.reason;
+    try {
+        load_backend(name);
         return "";
+    } catch (const Error& e) {
+        return e.what();
     }
-    return name + " plugin not built (libhfcore-backend-" + name + ".so is not on the plugin path)";
 }
 
 }  // namespace hf::test

@@ -181,7 +181,9 @@ TEST_P(Fused, LogpdfMatchesReference) {
     for (int k = 0; k < 6; ++k) {
         const double e = static_cast<double>(reference(synth_.pk, pts[k], data.data()).logpdf);
         worst = std::max(worst, std::fabs(got[k] - e) / std::fabs(e));
-        EXPECT_NEAR(got[k], e, logpdf_rel() * std::fabs(e)) << "point " << k << " (" << fused_->implementation() << ")";
+        // Measured (cpu, opencl): 64b 1.5e-16, 32b 6.7e-8 relative; 10x margin.
+        EXPECT_NEAR(got[k], e, (f32() ? 6.7e-7 : 1.5e-15) * std::fabs(e)) << "point " << k << " ("
+                                                                          << fused_->implementation() << ")";
     }
     hf::test::measured(GetParam().plugin + " " + GetParam().precision + ": fused logpdf vs reference, relative", worst);
 }

@@ -78,7 +78,7 @@ std::string workspace_json() {
 }
 
 // Closed form of bin i at alpha for the codes of a model.
-interp::ValueSlope closed_form(const Bin& b, const std::string& normsys, const std::string& histosys, double alpha) {
+interp::ValueSlope closed_form(const Bin& b, const std::string& normsys, const std::string& histosys, long double alpha) {
     return b.histosys ? interp::histosys(histosys, alpha, b.lo, b.nom, b.hi) : interp::normsys(normsys, alpha, b.lo, b.hi);
 }
 
