@@ -145,8 +145,8 @@ protected:
                   std::string& implementation) {
         const auto ws = hf::Workspace::load_string(workspace_json(), "interpolation test workspace");
         hf::ModelRequest req;
-        req.settings.normsys_interpcode = codes.normsys;
-        req.settings.histosys_interpcode = codes.histosys;
+        req.settings.normsys_interpcode = hf::parse_interpcode(codes.normsys);
+        req.settings.histosys_interpcode = hf::parse_interpcode(codes.histosys);
         hf::ModelOptions mo;
         mo.prefer_fused = fused;
         hf::Model m(ws.model_spec(req), backend_, mo);
