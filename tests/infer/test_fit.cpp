@@ -175,7 +175,7 @@ TEST_P(ValidationFit, MinimaMatchPyhf) {
     const double mu = c.test_stat() == infer::TestStat::q0 ? 0.0 : c.mu_test();
     auto fixed = infer::fixed_poi_fit(mu, *c.model, c.data);
     EXPECT_TRUE(fixed.converged) << fixed.reason;
-    // At or below pyhf's; equal where pyhf's SLSQP fit is in the lowest basin (lower_than_pyhf_fixed_fit).
+    // At or below pyhf's; equal where pyhf's SLSQP fit is in the lowest basin (the other cases; this one is left out of cls_cases()).
     const double pyhf_fixed = tight["fixed_poi_fit"]["twice_nll"].as_double();
     EXPECT_LE(fixed.twice_nll, pyhf_fixed + 1e-6);
     if (c.name == "2bin_2channel_coupledhistosys")
