@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(cmake g++ make libxtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev libsimdjson-dev
       pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libclblast-dev libboost-dev
       libnlopt-cxx-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev libssl-dev
-      python3-dev python3-venv ccache pkgconf
+      python3-dev python3-venv ccache pkgconf libopenmpi-dev openmpi-bin
       clang libclang-rt-dev llvm)  # clang + libFuzzer runtime for scripts/ci/70-fuzz.sh; llvm-symbolizer for traces
 missing=()
 for p in "${pkgs[@]}"; do

@@ -8,6 +8,7 @@
 
 #include "command.hpp"
 #include "hfcore/loader.hpp"
+#include "hfcore/executor.hpp"
 #include "hfcore/json.hpp"
 
 namespace {
@@ -46,6 +47,10 @@ hf::json::Value to_json(const std::vector<hf::PluginListing>& plugins) {
     hf::json::Object root;
     root.set("plugins", hf::json::Value(std::move(list)));
     root.set("search_path", hf::json::Value(std::move(path)));
+    hf::json::Object mpi;
+    mpi.set("compiled_in", hf::json::Value(hf::run::mpi_compiled_in()));
+    mpi.set("description", hf::json::Value(hf::run::mpi_description()));
+    root.set("mpi", hf::json::Value(std::move(mpi)));
     return hf::json::Value(std::move(root));
 }
 
@@ -88,6 +93,7 @@ const hf::cli::Register reg(
                 return 1;
             }
             print_text(plugins);
+            std::cout << hf::run::mpi_description() << "\n";
             return 0;
         };
     });

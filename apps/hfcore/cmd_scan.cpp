@@ -1,17 +1,21 @@
 // `hfcore scan`: one background-only workspace and many signal patches (a pyhf PatchSet, or plain RFC 6902
 // patch files named by their file stem): CLs at the tested POI for every patch, and optionally the upper
-// limits, in parallel threads (each with its own backend instance).
+// limits. Each patch is a unit of the executor: dealt to threads (each with its own backend instance) and,
+// under mpirun, to ranks; journaled beside the output as it finishes, so an interrupted scan resumes
+// (--resume) and ends with the same output as an uninterrupted one.
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <iostream>
 #include <thread>
 
 #include "command.hpp"
 #include "common_options.hpp"
 #include "option_checks.hpp"
 #include "progress_bar.hpp"
+#include "run_options.hpp"
 
 namespace {
 
@@ -22,7 +26,7 @@ struct Options {
     bool upper_limit = false;
     double rtol = 1e-4;
     double level = 0.05;
-    int threads = 0;
+    hf::cli::RunOptions run;
 };
 
 struct Job {
@@ -92,8 +96,7 @@ const hf::cli::Register reg(
         sub.add_option("--level", o->level, "CLs level of the upper limits")
             ->capture_default_str()
             ->check(hf::cli::kOpenUnitInterval);
-        sub.add_option("--threads", o->threads, "Worker threads (default: the number of CPUs)")
-            ->check(CLI::Range(0, 4096));
+        o->run.add_to(sub);
         return [o]() {
             const auto t0 = std::chrono::steady_clock::now();
             const hf::Workspace bkg = hf::Workspace::load_file(o->model.workspace);
@@ -118,29 +121,47 @@ const hf::cli::Register reg(
                     jobs.push_back({stem, hf::json::Value(), nullptr, patches.back().get()});
                 }
             }
-            int nthreads = o->threads > 0 ? o->threads : static_cast<int>(std::thread::hardware_concurrency());
-            nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(jobs.size())));
-            std::vector<hf::BackendPtr> backends;
-            for (int i = 0; i < nthreads; ++i) backends.push_back(o->model.make_backend());
+            // What decides the results: the journal of an interrupted run is resumed only with the same.
+            hf::json::Object inputs;
+            inputs.set("workspace", hf::json::Value(bkg.digest()));
+            hf::json::Array patch_digests;
+            for (const auto& f : o->patch_files) patch_digests.push_back(hf::json::Value(hf::digest(hf::json::parse_file(f))));
+            inputs.set("patch_files", hf::json::Value(std::move(patch_digests)));
+            inputs.set("model", hf::cli::inputs_of(o->model));
+            inputs.set("infer", hf::cli::inputs_of(o->infer));
+            inputs.set("upper_limit", hf::json::Value(o->upper_limit));
+            inputs.set("rtol", hf::json::Value(o->rtol));
+            inputs.set("level", hf::json::Value(o->level));
+            auto ctx = hf::cli::start_run("scan", hf::json::Value(std::move(inputs)), o->run, o->model.output_file);
 
-            std::vector<hf::json::Value> results(jobs.size());
-            std::atomic<std::size_t> next{0};
-            hf::cli::ProgressBar bar("scan", static_cast<std::int64_t>(jobs.size()));
-            auto worker = [&](int t) {
-                for (std::size_t j = next++; j < jobs.size(); j = next++) {
-                    results[j] = run_job(jobs[j], bkg, *o, backends[t]);
-                    bar.add(1);
+            std::vector<std::string> keys;
+            for (std::size_t j = 0; j < jobs.size(); ++j) keys.push_back(std::to_string(j) + ":" + jobs[j].name);
+            hf::cli::ProgressBar bar("scan", static_cast<std::int64_t>(jobs.size()), ctx.root());
+            std::string backend_description;
+            std::mutex backend_mutex;
+            auto factory = [&](int) -> hf::run::UnitFn {
+                auto backend = o->model.make_backend();
+                {
+                    std::lock_guard<std::mutex> lock(backend_mutex);
+                    if (backend_description.empty()) backend_description = backend->description();
                 }
+                return [&, backend](std::size_t j) { return run_job(jobs[j], bkg, *o, backend); };
             };
-            std::vector<std::thread> pool;
-            for (int t = 1; t < nthreads; ++t) pool.emplace_back(worker, t);
-            worker(0);
-            for (auto& th : pool) th.join();
+            auto run = hf::run::run_units(
+                keys, factory, ctx.executor([&](std::int64_t done, std::int64_t) { bar.update(done); }));
             bar.finish();
+            if (!ctx.root()) return run.interrupted ? hf::run::interrupted_exit_code() : 0;
+            std::size_t n_done = 0;
+            for (const auto& r : run.results) n_done += r.is_null() ? 0 : 1;
+            if (run.interrupted) return hf::cli::interrupted_run(ctx, n_done, jobs.size());
+            if (backend_description.empty()) backend_description = o->model.make_backend()->description();
+            std::vector<hf::json::Value> results = std::move(run.results);
 
             std::int64_t n_conv = 0, n_err = 0, n_excl_obs = 0, n_excl_exp = 0;
             hf::json::Array arr;
-            for (auto& r : results) {
+            for (std::size_t j = 0; j < results.size(); ++j) {
+                auto& r = results[j];
+                if (!r.as_object().find("name")) r.as_object().set("name", hf::json::Value(jobs[j].name));
                 const auto& obj = r.as_object();
                 if (obj.find("error")) {
                     ++n_err;
@@ -159,15 +180,16 @@ const hf::cli::Register reg(
             summary.set("n_excluded_obs", hf::json::Value(n_excl_obs));
             summary.set("n_excluded_exp", hf::json::Value(n_excl_exp));
             summary.set("test_poi", o->infer.test_poi);
-            summary.set("threads", hf::json::Value(static_cast<std::int64_t>(nthreads)));
-            summary.set("backend", hf::json::Value(backends[0]->description()));
-            summary.set("seconds",
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            summary.set("backend", hf::json::Value(backend_description));
+            // The layout and the time go to stderr: the output is the same for any ranks x threads, resumed or not.
+            std::cerr << "hfcore: scan: " << jobs.size() << " patches (" << run.resumed << " from the journal) in "
+                      << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s on "
+                      << ctx.comm.size() << " rank(s) x " << run.threads << " thread(s)\n";
             hf::json::Object out;
             out.set("results", hf::json::Value(std::move(arr)));
             if (!labels.empty()) out.set("labels", hf::cli::to_json(labels));
             out.set("summary", hf::json::Value(std::move(summary)));
-            hf::cli::emit(out, o->model);
+            hf::cli::finish_run(ctx, hf::json::Value(std::move(out)), o->model.output_file);
             return n_err == 0 ? 0 : 1;
         };
     });

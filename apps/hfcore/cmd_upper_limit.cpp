@@ -8,6 +8,7 @@
 #include "common_options.hpp"
 #include "option_checks.hpp"
 #include "progress_bar.hpp"
+#include "run_options.hpp"
 
 namespace {
 
@@ -19,6 +20,7 @@ struct Options {
     double rtol = 1e-4;
     double atol = 2e-12;
     double upper = std::numeric_limits<double>::quiet_NaN();
+    hf::cli::RunOptions run;
 };
 
 std::vector<double> parse_scan(const std::string& text) {
@@ -74,6 +76,7 @@ const hf::cli::Register reg(
             ->check(hf::cli::kNonNegative);
         sub.add_option("--upper", o->upper, "Upper end of the initial bracket (default: the POI's upper bound)")
             ->check(hf::cli::kFiniteNumber);
+        o->run.add_to(sub);
         return [o]() {
             auto backend = o->model.make_backend();
             if (o->rtol == 0 && o->atol == 0)
@@ -81,17 +84,36 @@ const hf::cli::Register reg(
             auto lm = hf::cli::load_model(o->model, backend);
             if (!std::isnan(o->upper)) hf::cli::check_poi_value(*lm.model, o->upper, "--upper");
             auto opts = o->infer.hypotest_options();
+            const bool toys = opts.calctype == hf::infer::CalcType::toybased;
+            // Toy-based: every hypotest's toy blocks go to threads and ranks and the journal (all ranks follow
+            // the same search in lockstep); a resumed search replays the journaled blocks.
+            hf::cli::RunContext ctx;
+            if (toys) {
+                hf::json::Value inputs = hf::cli::inputs_of(lm, o->model, o->infer);
+                inputs.as_object().set("scan", hf::json::Value(o->scan));
+                inputs.as_object().set("level", hf::json::Value(o->level));
+                inputs.as_object().set("rtol", hf::json::Value(o->rtol));
+                inputs.as_object().set("atol", hf::json::Value(o->atol));
+                inputs.as_object().set("upper", hf::json::Value(std::isnan(o->upper) ? std::string("default")
+                                                                                    : std::to_string(o->upper)));
+                ctx = hf::cli::start_run("upper-limit", inputs, o->run, o->model.output_file);
+            } else {
+                ctx.comm = hf::run::Communicator::world();
+            }
             hf::infer::UpperLimitResult r;
             if (!o->scan.empty()) {
                 auto grid = parse_scan(o->scan);
-                hf::cli::ProgressBar bar("scan", static_cast<std::int64_t>(grid.size()));
+                hf::cli::ProgressBar bar("scan", static_cast<std::int64_t>(grid.size()), ctx.root());
                 opts.progress = bar.callback();
+                if (toys) opts.toy_runner = hf::cli::toy_runner(ctx, o->model, lm.spec);
                 r = hf::infer::upper_limit_scan(*lm.model, lm.data, grid, o->level, opts);
             } else {
                 // Root finding with toys is long: a bar of the hypotests and their toys.
-                const bool toys = opts.calctype == hf::infer::CalcType::toybased;
-                hf::cli::ProgressBar bar("upper limit", 0, toys);
-                if (toys) opts.progress = bar.callback();
+                hf::cli::ProgressBar bar("upper limit", 0, toys && ctx.root());
+                if (toys) {
+                    opts.progress = bar.callback();
+                    opts.toy_runner = hf::cli::toy_runner(ctx, o->model, lm.spec, bar.callback());
+                }
                 hf::infer::Toms748Options t;
                 t.level = o->level;
                 t.rtol = o->rtol;
@@ -99,6 +121,7 @@ const hf::cli::Register reg(
                 t.high = o->upper;
                 r = hf::infer::upper_limit(*lm.model, lm.data, t, opts);
             }
+            if (!ctx.root()) return 0;
             if (!r.converged) hf::cli::warn("some fits did not converge; the limits may be inaccurate");
             hf::json::Object out;
             out.set("obs", r.obs);
@@ -108,7 +131,7 @@ const hf::cli::Register reg(
                 out.set("level", o->level);
                 out.set("scan", scanned_curve(r));
             }
-            hf::cli::emit(out, o->model);
+            hf::cli::finish_run(ctx, hf::json::Value(std::move(out)), o->model.output_file);
             return 0;
         };
     });

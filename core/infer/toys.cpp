@@ -3,7 +3,9 @@
 // p-values as the fraction of toys at or above the observed value, expected values from the percentiles of the
 // p-values of the b-only toys.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
 
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
@@ -150,21 +152,58 @@ double tail_fraction(const std::vector<double>& sorted, double value) {
     return static_cast<double>(sorted.end() - it) / static_cast<double>(sorted.size());
 }
 
-std::vector<double> toy_teststats(TestStat stat, double poi_test, const Model& model, const std::vector<double>& pars,
-                                  std::uint32_t stream, const HypotestOptions& options, const FitConfig& cfg,
-                                  BatchStats& stats, std::int64_t& done, std::int64_t total, const char* label) {
-    std::vector<double> out;
-    out.reserve(static_cast<std::size_t>(options.ntoys));
+// Toys [block.first, block.first + block.count) of `block.stream` around `pars`, and their test statistics.
+ToyBlockResult toy_block(TestStat stat, double poi_test, const Model& model, const std::vector<double>& pars,
+                         const ToyBlock& block, const HypotestOptions& options, const FitConfig& cfg) {
+    Tensor data = sample_toys(model, pars, block.first, block.count, options.seed, block.stream);
+    BatchStats stats;
+    ToyBlockResult r;
+    FitOptions fo = options.fit;
+    fo.other_starts = {pars};  // the toys' truth: where their global minima lie, unless the model says otherwise
+    r.teststats = test_statistic_batch(stat, poi_test, model, data, cfg, fo, &stats);
+    r.batched = stats.batched;
+    r.fallback = stats.fallback;
+    r.failed = stats.failed;
+    return r;
+}
+
+// The blocks of both streams (toy_batch toys each, the same for any layout), run by options.toy_runner or
+// here one after another; the test statistics of each stream in toy order.
+std::array<std::vector<double>, 2> toy_teststats(TestStat stat, double poi_test, const Model& model,
+                                                 const std::array<std::vector<double>, 2>& pars,
+                                                 const HypotestOptions& options, const FitConfig& cfg,
+                                                 BatchStats& stats) {
+    std::vector<ToyBlock> blocks;
     const std::int64_t batch = std::max<std::int64_t>(1, options.toy_batch);
-    for (std::int64_t first = 0; first < options.ntoys; first += batch) {
-        const std::int64_t count = std::min(batch, options.ntoys - first);
-        Tensor data = sample_toys(model, pars, first, count, options.seed, stream);
-        FitOptions fo = options.fit;
-        fo.other_starts = {pars};  // the toys' truth: where their global minima lie, unless the model says otherwise
-        auto v = test_statistic_batch(stat, poi_test, model, data, cfg, fo, &stats);
-        out.insert(out.end(), v.begin(), v.end());
-        done += count;
-        if (options.progress) options.progress(done, total, label);
+    for (std::uint32_t stream = 0; stream < 2; ++stream)
+        for (std::int64_t first = 0; first < options.ntoys; first += batch)
+            blocks.push_back({stream, first, std::min(batch, options.ntoys - first)});
+    ToyBlockFn fn = [&](const Model& m, const ToyBlock& b) {
+        return toy_block(stat, poi_test, m, pars[b.stream], b, options, cfg);
+    };
+    std::vector<ToyBlockResult> results;
+    if (options.toy_runner) {
+        // The tag names the hypotest: the tested POI value exactly (hex float), the statistic and the seed.
+        char tag[96];
+        std::snprintf(tag, sizeof tag, "mu=%a,stat=%d,seed=%llu", poi_test, static_cast<int>(stat),
+                      static_cast<unsigned long long>(options.seed));
+        results = options.toy_runner(blocks, tag, fn);
+    } else {
+        std::int64_t done = 0;
+        for (const auto& b : blocks) {
+            results.push_back(fn(model, b));
+            done += b.count;
+            if (options.progress)
+                options.progress(done, 2 * options.ntoys, b.stream == 0 ? "Signal-like" : "Background-like");
+        }
+    }
+    std::array<std::vector<double>, 2> out;
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        auto& v = out[blocks[i].stream];
+        v.insert(v.end(), results[i].teststats.begin(), results[i].teststats.end());
+        stats.batched += results[i].batched;
+        stats.fallback += results[i].fallback;
+        stats.failed += results[i].failed;
     }
     return out;
 }
@@ -201,12 +240,9 @@ HypotestResult toy_hypotest(double poi_test, const Model& model, const std::vect
     if (q0) detail::add_basin_search(r, signal_fit);
 
     BatchStats bs;
-    std::int64_t done = 0;
-    const std::int64_t total = 2 * options.ntoys;
-    r.sb_teststats = toy_teststats(stat, poi_test, model, signal_fit.bestfit, 0, options, cfg, bs, done, total,
-                                   "Signal-like");
-    r.b_teststats = toy_teststats(stat, poi_test, model, bkg_fit.bestfit, 1, options, cfg, bs, done, total,
-                                  "Background-like");
+    auto ts = toy_teststats(stat, poi_test, model, {signal_fit.bestfit, bkg_fit.bestfit}, options, cfg, bs);
+    r.sb_teststats = std::move(ts[0]);
+    r.b_teststats = std::move(ts[1]);
     r.toy_fits_batched = bs.batched;
     r.toy_fits_fallback = bs.fallback;
     r.toy_fits_failed = bs.failed;

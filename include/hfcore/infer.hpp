@@ -139,6 +139,25 @@ using ProgressFn = std::function<void(std::int64_t done, std::int64_t total, con
 struct AsymptoticFitCache;
 std::shared_ptr<AsymptoticFitCache> make_asymptotic_cache();
 
+// The toys of a toy-based hypotest come in blocks: toys [first, first + count) of Philox stream `stream`
+// (0: signal-like, 1: background-like), fitted together. A block's result depends on nothing else, so blocks
+// may be computed anywhere (another thread's model, another MPI rank) and merged in block order.
+struct ToyBlock {
+    std::uint32_t stream = 0;
+    std::int64_t first = 0;
+    std::int64_t count = 0;
+};
+struct ToyBlockResult {
+    std::vector<double> teststats;  // one per toy of the block
+    std::int64_t batched = 0, fallback = 0, failed = 0;  // as HypotestResult::toy_fits_*
+};
+// Computes one block on `model` (the hypotest's model, or an identical one compiled on another backend).
+using ToyBlockFn = std::function<ToyBlockResult(const Model& model, const ToyBlock& block)>;
+// Computes all `blocks` of one hypotest (identified by `tag`, e.g. for a journal) and returns their results
+// in the same order. Made by make_toy_runner (hfcore/distributed.hpp) to use threads and MPI ranks.
+using ToyRunner = std::function<std::vector<ToyBlockResult>(const std::vector<ToyBlock>& blocks,
+                                                            const std::string& tag, const ToyBlockFn& fn)>;
+
 struct HypotestOptions {
     TestStat test_stat = TestStat::qtilde;
     CalcType calctype = CalcType::asymptotics;
@@ -150,6 +169,7 @@ struct HypotestOptions {
     std::uint64_t seed = 0;
     std::int64_t toy_batch = 1000;   // K toys fitted together through Model::logpdf([K, P], [K, N + A])
     ProgressFn progress;             // optional
+    ToyRunner toy_runner;            // optional: where the toy blocks run (default: here, one after another)
     std::shared_ptr<AsymptoticFitCache> cache;  // optional, asymptotics only
 };
 

@@ -1,0 +1,68 @@
+// Toy blocks through the executor: the blocks of one hypotest are its units; every rank gets all results.
+#include "hfcore/distributed.hpp"
+#include "hfcore/errors.hpp"
+
+namespace hf::infer {
+
+namespace {
+
+json::Value to_json(const ToyBlockResult& r) {
+    json::Array q;
+    q.reserve(r.teststats.size());
+    for (double x : r.teststats) q.emplace_back(x);
+    json::Object o;
+    o.set("teststats", json::Value(std::move(q)));
+    o.set("batched", json::Value(r.batched));
+    o.set("fallback", json::Value(r.fallback));
+    o.set("failed", json::Value(r.failed));
+    return json::Value(std::move(o));
+}
+
+ToyBlockResult from_json(const json::Value& v) {
+    ToyBlockResult r;
+    for (const auto& x : v["teststats"].as_array()) r.teststats.push_back(x.as_double());
+    r.batched = static_cast<std::int64_t>(v["batched"].as_double());
+    r.fallback = static_cast<std::int64_t>(v["fallback"].as_double());
+    r.failed = static_cast<std::int64_t>(v["failed"].as_double());
+    return r;
+}
+
+}  // namespace
+
+ToyRunner make_toy_runner(ModelFactory models, run::ExecutorOptions options) {
+    options.broadcast = true;  // every rank continues the hypotest (and an upper-limit search) in lockstep
+    return [models = std::move(models), options](const std::vector<ToyBlock>& blocks, const std::string& tag,
+                                                 const ToyBlockFn& fn) {
+        std::vector<std::string> keys;
+        std::vector<std::int64_t> sizes;
+        std::int64_t total = 0;
+        for (const auto& b : blocks) {
+            keys.push_back(tag + "/s" + std::to_string(b.stream) + "/" + std::to_string(b.first) + "+" +
+                           std::to_string(b.count));
+            total += b.count;
+        }
+        run::ExecutorOptions ex = options;
+        if (options.progress) {
+            // Units done -> toys done (blocks differ in size only at the end of a stream).
+            ex.progress = [&, cb = options.progress](std::int64_t done, std::int64_t) {
+                std::int64_t toys = total * done / static_cast<std::int64_t>(std::max<std::size_t>(1, blocks.size()));
+                cb(toys, total);
+            };
+        }
+        auto factory = [&](int worker) -> run::UnitFn {
+            std::shared_ptr<const Model> model = models(worker);
+            return [&, model](std::size_t unit) { return to_json(fn(*model, blocks[unit])); };
+        };
+        auto res = run::run_units(keys, factory, ex);
+        if (res.interrupted) throw run::Interrupted("toy-based hypotest interrupted");
+        std::vector<ToyBlockResult> out;
+        for (std::size_t i = 0; i < res.results.size(); ++i) {
+            if (run::is_error(res.results[i]))
+                throw Error("toys " + keys[i] + ": " + res.results[i]["error"].as_string());
+            out.push_back(from_json(res.results[i]));
+        }
+        return out;
+    };
+}
+
+}  // namespace hf::infer
