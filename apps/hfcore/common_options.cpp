@@ -5,13 +5,23 @@
 #include <cmath>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "cmd_workspace_io.hpp"
 #include "option_checks.hpp"
 #include "hfcore/loader.hpp"
+#include "hfcore/executor.hpp"
 
 namespace hf::cli {
+
+namespace {
+// The ModelOptions whose --device was given on the command line.
+std::set<const ModelOptions*>& explicit_device() {
+    static std::set<const ModelOptions*> s;
+    return s;
+}
+}  // namespace
 
 void ModelOptions::add_to(CLI::App& sub, bool with_workspace) {
     if (with_workspace)
@@ -22,7 +32,11 @@ void ModelOptions::add_to(CLI::App& sub, bool with_workspace) {
         ->capture_default_str();
     sub.add_option("--precision", precision, "32b or 64b")->capture_default_str()->check(
         CLI::IsMember({"32b", "64b", "32", "64"}));
-    sub.add_option("--device", device, "Device index for the backend")->capture_default_str()->check(kNonNegative);
+    sub.add_option("--device", device,
+                   "Device index for the backend (under mpirun default: the rank's local rank, one GPU per rank)")
+        ->capture_default_str()
+        ->check(kNonNegative)
+        ->each([this](const std::string&) { explicit_device().insert(this); });
     sub.add_option("--interpcodes", interpcodes,
                    "Interpolation codes, e.g. normsys=code1,histosys=code0 (default normsys=code4,histosys=code4p)");
     sub.add_option("--output-file", output_file, "Write the JSON result here instead of standard output");
@@ -32,6 +46,8 @@ BackendPtr ModelOptions::make_backend() const {
     LoadOptions lo;
     lo.precision = parse_precision(precision);
     lo.device = device;
+    // Under mpirun each rank of a node takes its own GPU unless --device says otherwise.
+    if (!explicit_device().count(this) && run::launched_by_mpi() && backend != "cpu") lo.device = run::local_rank();
     return load_backend(backend, lo);
 }
 

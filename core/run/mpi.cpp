@@ -78,6 +78,12 @@ bool launched_by_mpi() {
     return false;
 }
 
+int local_rank() {
+    for (const char* var : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMIX_LOCAL_RANK", "SLURM_LOCALID"})
+        if (const char* v = std::getenv(var)) return std::atoi(v);
+    return 0;
+}
+
 Communicator::Communicator() : impl_(std::make_shared<Impl>()) {}
 
 Communicator Communicator::world() {

@@ -43,6 +43,9 @@ bool mpi_compiled_in();
 std::string mpi_description();
 // True when this process was started by mpirun/mpiexec/srun (their environment variables are set).
 bool launched_by_mpi();
+// This process's rank among the ranks on its node (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID),
+// 0 when not launched by MPI: the GPU a rank uses by default.
+int local_rank();
 
 // A group of processes that share a run. Default: this process alone. Cheap to copy.
 class Communicator {
