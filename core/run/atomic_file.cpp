@@ -10,6 +10,7 @@
 
 #include "hfcore/errors.hpp"
 #include "hfcore/executor.hpp"
+#include "run/fd_write.hpp"
 
 namespace hf::run {
 
@@ -22,23 +23,6 @@ std::string temp_name(const std::string& path) {
 
 [[noreturn]] void fail(const std::string& path, int err) {
     throw InputError(path, "", std::string("cannot write: ") + std::strerror(err));
-}
-
-void write_all(int fd, const std::string& text, const std::string& path, const std::string& tmp) {
-    const char* p = text.data();
-    std::size_t left = text.size();
-    while (left > 0) {
-        const ssize_t n = ::write(fd, p, left);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            const int err = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            fail(path, err);
-        }
-        p += n;
-        left -= static_cast<std::size_t>(n);
-    }
 }
 
 }  // namespace
@@ -59,7 +43,11 @@ void write_file_atomic(const std::string& path, const std::string& text) {
     const std::string tmp = temp_name(path);
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) fail(path, errno);
-    write_all(fd, text, path, tmp);
+    if (const int err = detail::write_fully(fd, text)) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        fail(path, err);
+    }
     if (::fsync(fd) != 0 || ::close(fd) != 0) {
         const int err = errno;
         ::unlink(tmp.c_str());

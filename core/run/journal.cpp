@@ -10,6 +10,7 @@
 
 #include "hfcore/errors.hpp"
 #include "hfcore/executor.hpp"
+#include "run/fd_write.hpp"
 
 namespace hf::run {
 
@@ -17,17 +18,8 @@ namespace {
 
 void append_line(int fd, const std::string& path, std::string line) {
     line += '\n';
-    const char* p = line.data();
-    std::size_t left = line.size();
-    while (left > 0) {
-        const ssize_t n = ::write(fd, p, left);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw InputError(path, "", std::string("cannot write the journal: ") + std::strerror(errno));
-        }
-        p += n;
-        left -= static_cast<std::size_t>(n);
-    }
+    if (const int err = detail::write_fully(fd, line))
+        throw InputError(path, "", std::string("cannot write the journal: ") + std::strerror(err));
     if (::fdatasync(fd) != 0)
         throw InputError(path, "", std::string("cannot sync the journal: ") + std::strerror(errno));
 }
