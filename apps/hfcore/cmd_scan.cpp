@@ -3,6 +3,8 @@
 // limits. Each patch is a unit of the executor: dealt to threads (each with its own backend instance) and,
 // under mpirun, to ranks; journaled beside the output as it finishes, so an interrupted scan resumes
 // (--resume) and ends with the same output as an uninterrupted one.
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -181,8 +183,9 @@ const hf::cli::Register reg(
             summary.set("n_excluded_exp", hf::json::Value(n_excl_exp));
             summary.set("test_poi", o->infer.test_poi);
             summary.set("backend", hf::json::Value(backend_description));
-            // The layout and the time go to stderr: the output is the same for any ranks x threads, resumed or not.
-            std::cerr << "hfcore: scan: " << jobs.size() << " patches (" << run.resumed << " from the journal) in "
+            // The layout and the time go to a terminal's stderr (like the bar): the output is the same for any
+            // ranks x threads, resumed or not.
+            if (::isatty(2)) std::cerr << "hfcore: scan: " << jobs.size() << " patches (" << run.resumed << " from the journal) in "
                       << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s on "
                       << ctx.comm.size() << " rank(s) x " << run.threads << " thread(s)\n";
             hf::json::Object out;
