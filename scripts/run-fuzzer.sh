@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a libFuzzer target (clang++ -fsanitize=fuzzer,address,undefined; only the JSON and workspace sources of
-# libhfcore are needed, no CMake) and runs it.
+# libhfcore, with the modifier kinds they validate, are needed, no CMake) and runs it.
 #
 #   scripts/run-fuzzer.sh [SECONDS] [TARGET]   SECONDS default 600 (0 only builds); TARGET one of
 #                                              workspace (default), patch, patchset, eval_inputs, or "all" (build)
@@ -25,13 +25,13 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
 compile() {  # source -> object, when the source or a header it may include is newer
     local src="$1" obj="$2"
     if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] ||
-       [ -n "$(find "$root/include/hfcore" "$root/core/json" "$root/core/workspace" "$root/fuzz" -name '*.hpp' -newer "$obj" 2>/dev/null)" ]; then
+       [ -n "$(find "$root/include/hfcore" "$root/core/json" "$root/core/workspace" "$root/core/modifiers" "$root/core/common" "$root/fuzz" -name '*.hpp' -newer "$obj" 2>/dev/null)" ]; then
         echo "compiling $(realpath --relative-to="$root" "$src")"
         "$cxx" "${flags[@]}" -fsanitize=fuzzer-no-link -c "$src" -o "$obj"
     fi
 }
 lib_objs=()
-for src in "$root"/core/json/*.cpp "$root"/core/workspace/*.cpp; do
+for src in "$root"/core/json/*.cpp "$root"/core/workspace/*.cpp "$root"/core/modifiers/*.cpp; do
     obj="$build/obj/$(basename "$(dirname "$src")")_$(basename "$src" .cpp).o"
     compile "$src" "$obj"
     lib_objs+=("$obj")

@@ -99,7 +99,7 @@ const hf::cli::Register reg(
                 for (const auto& ps : m.parameter_sets()) {
                     hf::json::Object d;
                     d.set("name", hf::json::Value(ps.name));
-                    d.set("modifier_type", hf::json::Value(ps.modifier_type));
+                    d.set("modifier_type", hf::json::Value(hf::modifier_type_name(ps.modifier_type)));
                     d.set("constraint", hf::json::Value(constraint_name(ps)));
                     d.set("n_parameters", hf::json::Value(ps.n));
                     d.set("inits", hf::cli::to_json(ps.inits));

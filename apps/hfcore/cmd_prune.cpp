@@ -25,7 +25,7 @@ const hf::cli::Register reg("prune", "Prune components from the workspace (pyhf 
     sub.add_option("-m,--modifier", o->prune.modifiers, "Modifier to remove (repeatable)")->type_name("<MODIFIER>")
         ->allow_extra_args(false);
     sub.add_option("-t,--modifier-type", o->prune.modifier_types, "Modifier type to remove (repeatable)")
-        ->check(CLI::IsMember({"histosys", "lumi", "normfactor", "normsys", "shapefactor", "shapesys", "staterror"}))
+        ->check(CLI::IsMember(hf::modifier_type_names()))
         ->allow_extra_args(false);
     sub.add_option("--measurement", o->prune.measurements, "Measurement to remove (repeatable)")
         ->type_name("<MEASUREMENT>")

@@ -13,13 +13,15 @@
 
 namespace hf::detail {
 
-// "a, b or c"
-inline std::string join_or(const std::vector<std::string>& items) {
+// "a, b or c" (last = "or"), "a, b and c" (last = "and")
+inline std::string join_words(const std::vector<std::string>& items, const char* last) {
     std::string s;
     for (std::size_t i = 0; i < items.size(); ++i)
-        s += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+        s += (i == 0 ? "" : i + 1 == items.size() ? std::string(" ") + last + " " : std::string(", ")) + items[i];
     return s;
 }
+inline std::string join_or(const std::vector<std::string>& items) { return join_words(items, "or"); }
+inline std::string join_and(const std::vector<std::string>& items) { return join_words(items, "and"); }
 
 template <class E, std::size_t N>
 struct Names {

@@ -77,7 +77,7 @@ std::vector<double> asimov_parameters(const Model& model) {
             double v = 1.0;
             if (!ps.constrained)
                 v = c < ps.inits.size() ? ps.inits[c] : 1.0;
-            else if (ps.modifier_type == "histosys" || ps.modifier_type == "normsys")
+            else if (ps.modifier_type == ModifierType::histosys || ps.modifier_type == ModifierType::normsys)
                 v = 0.0;
             pars[static_cast<std::size_t>(ps.offset + i)] = v;
         }

@@ -138,7 +138,7 @@ Model::Model(const ModelSpec& spec, BackendPtr backend, ModelOptions options) : 
     detail::ParamSetsResult for_pack;
     for_pack.sets = m.sets;
     for_pack.index = m.index;
-    for_pack.staterror = std::move(ps.staterror);
+    for_pack.component_bins = std::move(ps.component_bins);
     m.packed = detail::pack_likelihood(spec, m.layout, for_pack, &m.elem_sample);
     m.multimodal = detail::multimodal_parameters(m.packed);
     if (options.prefer_fused) m.likelihood = compile_likelihood(*m.backend, m.packed);
@@ -172,9 +172,7 @@ std::vector<std::string> Model::par_names() const {
     std::vector<std::string> names;
     for (const auto& s : impl_->sets) {
         // pyhf names per-bin parameter sets name[i] even with one bin; scalar sets keep their name.
-        bool scalar = s.modifier_type != "shapesys" && s.modifier_type != "shapefactor" &&
-                      s.modifier_type != "staterror";
-        if (scalar)
+        if (!detail::modifier_kind(s.modifier_type).per_bin())
             names.push_back(s.name);
         else
             for (std::int64_t i = 0; i < s.n; ++i) names.push_back(s.name + "[" + std::to_string(i) + "]");

@@ -10,7 +10,4 @@ namespace hf::detail {
 PackedLikelihood pack_likelihood(const ModelSpec& spec, const Layout& layout, const ParamSetsResult& params,
                                  std::vector<std::int32_t>* elem_sample = nullptr);
 
-// pyhf's code4 polynomial coefficients (alpha0 = 1) for a normsys with factors lo and hi.
-void code4_coefficients(double lo, double hi, double coef[6]);
-
 }  // namespace hf::detail

@@ -24,17 +24,11 @@ struct Layout {
 
 Layout make_layout(const ModelSpec& spec);
 
-// Staterror per-bin sigmas and fixed flags need the nominal of every sample that carries the modifier.
-struct StaterrorInfo {
-    std::vector<double> sigmas;      // per parameter component (masked bins only), fixed ones set to 1
-    std::vector<bool> fixed;
-    std::vector<std::int64_t> bins;  // global bin of each component
-};
-
 struct ParamSetsResult {
     std::vector<ParameterSet> sets;                 // pyhf's par_order
     std::map<std::string, std::size_t> index;       // name -> position in sets
-    std::map<std::string, StaterrorInfo> staterror; // by parameter name
+    // Per-bin sets spanning channels (staterror): the global bin of each component, by name.
+    std::map<std::string, std::vector<std::int64_t>> component_bins;
 };
 
 ParamSetsResult build_parameter_sets(const ModelSpec& spec, const Layout& layout);

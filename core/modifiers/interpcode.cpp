@@ -1,4 +1,5 @@
-// pyhf's interpolation codes: their names, parsed in this one place, and which modifier accepts which.
+// pyhf's interpolation codes: their names, parsed in this one place, and the settings of the modifier types
+// that interpolate (each kind says which codes it accepts).
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -7,6 +8,7 @@
 #include "common/names.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/spec.hpp"
+#include "modifiers/registry.hpp"
 
 namespace hf {
 
@@ -26,53 +28,44 @@ const char* interpcode_name(InterpCode code) { return kNames.name(code); }
 
 namespace {
 
-struct Interpolated {
-    const char* type;
-    InterpCode ModifierSettings::*setting;
-    std::vector<InterpCode> allowed;
-};
-
-const std::vector<Interpolated>& interpolated() {
-    static const std::vector<Interpolated> list{
-        {"normsys", &ModifierSettings::normsys_interpcode, {InterpCode::code1, InterpCode::code4}},
-        {"histosys", &ModifierSettings::histosys_interpcode,
-         {InterpCode::code0, InterpCode::code2, InterpCode::code4p}},
-    };
-    return list;
-}
-
-std::string allowed_list(const Interpolated& m) {
+void check_allowed(const detail::ModifierKind& kind, InterpCode code, const std::string& file, const std::string& path) {
+    const auto allowed = kind.interp_codes();
+    if (std::find(allowed.begin(), allowed.end(), code) != allowed.end()) return;
     std::vector<std::string> names;
-    for (InterpCode c : m.allowed) names.emplace_back(interpcode_name(c));
-    return detail::join_or(names);
+    for (InterpCode c : allowed) names.emplace_back(interpcode_name(c));
+    throw InputError(file, path, "'" + std::string(interpcode_name(code)) + "' is not allowed for " + kind.name() +
+                                     "; use " + detail::join_or(names));
 }
 
-void check_allowed(const Interpolated& m, InterpCode code, const std::string& file, const std::string& path) {
-    if (std::find(m.allowed.begin(), m.allowed.end(), code) == m.allowed.end())
-        throw InputError(file, path, "'" + std::string(interpcode_name(code)) + "' is not allowed for " + m.type +
-                                         "; use " + allowed_list(m));
+std::vector<const detail::ModifierKind*> interpolated() {
+    std::vector<const detail::ModifierKind*> out;
+    for (const auto* k : detail::modifier_kinds())
+        if (k->interp_setting()) out.push_back(k);
+    return out;
 }
 
 }  // namespace
 
 void ModifierSettings::set(const std::string& modifier_type, InterpCode code) {
-    for (const auto& m : interpolated())
-        if (modifier_type == m.type) {
-            check_allowed(m, code, "", "modifier_settings." + modifier_type + ".interpcode");
-            this->*m.setting = code;
+    for (const auto* kind : interpolated())
+        if (modifier_type == kind->name()) {
+            check_allowed(*kind, code, "", "modifier_settings." + modifier_type + ".interpcode");
+            this->*kind->interp_setting() = code;
             return;
         }
+    std::vector<std::string> names;
+    for (const auto* kind : interpolated()) names.emplace_back(kind->name());
     throw InputError("", "modifier_settings." + modifier_type,
-                     "only normsys and histosys have interpolation codes, not '" + modifier_type + "'");
+                     "only " + detail::join_and(names) + " have interpolation codes, not '" + modifier_type + "'");
 }
 
 namespace detail {
 
 void check_modifier_settings(const ModifierSettings& settings, const std::string& source) {
-    for (const auto& m : interpolated())
-        check_allowed(m, settings.*m.setting, source, std::string("modifier_settings.") + m.type + ".interpcode");
+    for (const auto* kind : interpolated())
+        check_allowed(*kind, settings.*kind->interp_setting(), source,
+                      std::string("modifier_settings.") + kind->name() + ".interpcode");
 }
 
 }  // namespace detail
-
 }  // namespace hf

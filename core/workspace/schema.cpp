@@ -6,6 +6,8 @@
 #include <string_view>
 
 #include "checks.hpp"
+#include "modifiers/registry.hpp"
+#include "schema_check.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/schema_error.hpp"
 
@@ -32,71 +34,70 @@ std::string describe(const Value& v) {
     return "?";
 }
 
+void SchemaCheck::fail(const std::string& path, const std::string& what) const {
+    throw SchemaError(source_, path, what);
+}
+
+const json::Object& SchemaCheck::object(const Value& v, const std::string& path,
+                                        std::initializer_list<std::string_view> allowed,
+                                        std::initializer_list<std::string_view> required, bool open) const {
+    if (!v.is_object()) fail(path, "expected an object, got " + describe(v));
+    const json::Object& o = v.as_object();
+    for (auto key : required)
+        if (!o.contains(key)) fail(json::path_key(path, key), "required property is missing");
+    if (!open) {
+        for (const auto& [key, value] : o) {
+            if (std::find(allowed.begin(), allowed.end(), std::string_view(key)) != allowed.end()) continue;
+            std::string list;
+            for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+            fail(json::path_key(path, key), "unexpected property (allowed here: " + list + ")");
+        }
+    }
+    return o;
+}
+
+const json::Array& SchemaCheck::array(const Value& v, const std::string& path, std::size_t min_items) const {
+    if (!v.is_array()) fail(path, "expected an array, got " + describe(v));
+    const auto& a = v.as_array();
+    if (a.size() < min_items)
+        fail(path, "expected at least " + std::to_string(min_items) + (min_items == 1 ? " item" : " items") +
+                       ", got an empty array");
+    return a;
+}
+
+void SchemaCheck::number(const Value& v, const std::string& path) const {
+    if (!v.is_number()) fail(path, "expected a number, got " + describe(v));
+}
+
+void SchemaCheck::numbers(const Value& v, const std::string& path, std::size_t min_items) const {
+    const auto& a = array(v, path, min_items);
+    for (std::size_t i = 0; i < a.size(); ++i) number(a[i], json::path_index(path, i));
+}
+
+const std::string& SchemaCheck::string(const Value& v, const std::string& path) const {
+    if (!v.is_string()) fail(path, "expected a string, got " + describe(v));
+    return v.as_string();
+}
+
+void SchemaCheck::boolean(const Value& v, const std::string& path) const {
+    if (!v.is_bool()) fail(path, "expected true or false, got " + describe(v));
+}
+
+void SchemaCheck::null(const Value& v, const std::string& path) const {
+    if (!v.is_null()) fail(path, "expected null, got " + describe(v));
+}
+
+void SchemaCheck::constant(const Value& v, const std::string& path, const std::string& expected,
+                           const std::string& why) const {
+    if (!v.is_string() || v.as_string() != expected)
+        fail(path, "expected \"" + expected + "\"" + why + ", got " + describe(v));
+}
+
 namespace {
 
-const char* const kModifierTypes = "histosys, lumi, normfactor, normsys, shapefactor, shapesys, staterror";
-
-class Schema {
+class Schema : public SchemaCheck {
 public:
-    explicit Schema(const std::string& source) : source_(source) {}
-
-    [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-        throw SchemaError(source_, path, what);
-    }
-
-    // An object with `required` keys and, unless `open`, no keys outside `allowed`.
-    const json::Object& object(const Value& v, const std::string& path, std::initializer_list<std::string_view> allowed,
-                               std::initializer_list<std::string_view> required, bool open = false) const {
-        if (!v.is_object()) fail(path, "expected an object, got " + describe(v));
-        const json::Object& o = v.as_object();
-        for (auto key : required)
-            if (!o.contains(key)) fail(json::path_key(path, key), "required property is missing");
-        if (!open) {
-            for (const auto& [key, value] : o) {
-                if (std::find(allowed.begin(), allowed.end(), std::string_view(key)) != allowed.end()) continue;
-                std::string list;
-                for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-                fail(json::path_key(path, key), "unexpected property (allowed here: " + list + ")");
-            }
-        }
-        return o;
-    }
-
-    const json::Array& array(const Value& v, const std::string& path, std::size_t min_items = 0) const {
-        if (!v.is_array()) fail(path, "expected an array, got " + describe(v));
-        const auto& a = v.as_array();
-        if (a.size() < min_items)
-            fail(path, "expected at least " + std::to_string(min_items) + (min_items == 1 ? " item" : " items") +
-                           ", got an empty array");
-        return a;
-    }
-
-    void number(const Value& v, const std::string& path) const {
-        if (!v.is_number()) fail(path, "expected a number, got " + describe(v));
-    }
-
-    void numbers(const Value& v, const std::string& path, std::size_t min_items = 1) const {
-        const auto& a = array(v, path, min_items);
-        for (std::size_t i = 0; i < a.size(); ++i) number(a[i], json::path_index(path, i));
-    }
-
-    const std::string& string(const Value& v, const std::string& path) const {
-        if (!v.is_string()) fail(path, "expected a string, got " + describe(v));
-        return v.as_string();
-    }
-
-    void boolean(const Value& v, const std::string& path) const {
-        if (!v.is_bool()) fail(path, "expected true or false, got " + describe(v));
-    }
-
-    void null(const Value& v, const std::string& path) const {
-        if (!v.is_null()) fail(path, "expected null, got " + describe(v));
-    }
-
-    void constant(const Value& v, const std::string& path, const std::string& expected, const std::string& why) const {
-        if (!v.is_string() || v.as_string() != expected)
-            fail(path, "expected \"" + expected + "\"" + why + ", got " + describe(v));
-    }
+    using SchemaCheck::SchemaCheck;
 
     void pattern(const Value& v, const std::string& path, const std::function<bool(const std::string&)>& ok,
                  const std::string& rule) const {
@@ -149,36 +150,20 @@ public:
     }
 
     void modifier(const Value& v, const std::string& path) const {
-        // anyOf over the seven modifier definitions: the "type" picks the one whose rules are reported.
+        // anyOf over the modifier definitions: the "type" picks the one whose rules are reported.
         if (!v.is_object()) fail(path, "expected a modifier object, got " + describe(v));
         const Value* t = v.find("type");
         const std::string tp = json::path_key(path, "type");
-        if (!t) fail(tp, std::string("required property is missing (one of ") + kModifierTypes + ")");
-        if (!t->is_string()) fail(tp, std::string("expected one of ") + kModifierTypes + ", got " + describe(*t));
-        const std::string& type = t->as_string();
+        const std::string types = modifier_type_list();
+        if (!t) fail(tp, "required property is missing (one of " + types + ")");
+        if (!t->is_string()) fail(tp, "expected one of " + types + ", got " + describe(*t));
         const auto& o = object(v, path, {"name", "type", "data"}, {"name", "type", "data"});
-        const std::string np = json::path_key(path, "name"), dp = json::path_key(path, "data");
-        const Value& data = o.at("data");
-        if (type == "lumi") {
-            constant(o.at("name"), np, "lumi", " (a lumi modifier must be named lumi)");
-        } else {
-            string(o.at("name"), np);
+        const auto type = find_modifier_type(t->as_string());
+        if (!type) {
+            string(o.at("name"), json::path_key(path, "name"));
+            fail(tp, "expected one of " + types + ", got " + describe(*t));
         }
-        if (type == "histosys") {
-            const auto& d = object(data, dp, {"lo_data", "hi_data"}, {"lo_data", "hi_data"});
-            numbers(d.at("lo_data"), json::path_key(dp, "lo_data"));
-            numbers(d.at("hi_data"), json::path_key(dp, "hi_data"));
-        } else if (type == "normsys") {
-            const auto& d = object(data, dp, {"lo", "hi"}, {"lo", "hi"});
-            number(d.at("lo"), json::path_key(dp, "lo"));
-            number(d.at("hi"), json::path_key(dp, "hi"));
-        } else if (type == "lumi" || type == "normfactor" || type == "shapefactor") {
-            null(data, dp);
-        } else if (type == "shapesys" || type == "staterror") {
-            numbers(data, dp);
-        } else {
-            fail(tp, std::string("expected one of ") + kModifierTypes + ", got " + describe(*t));
-        }
+        modifier_kind(*type).check_json(*this, o, path);
     }
 
     void measurement(const Value& v, const std::string& path) const {
@@ -301,8 +286,6 @@ public:
         }
     }
 
-private:
-    const std::string& source_;
 };
 
 }  // namespace

@@ -3,60 +3,44 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "checks.hpp"
+#include "common/names.hpp"
 #include "hfcore/errors.hpp"
+#include "modifiers/registry.hpp"
 
 namespace hf::detail {
 
 namespace {
 
-std::string n_items(std::size_t n, const char* what) {
-    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
-
-bool may_share(const std::string& a, const std::string& b) {
-    // pyhf reduces the requirements of every modifier of a parameter; they agree only for the same type,
-    // or for histosys and normsys (both one Gaussian-constrained scalar, init 0, bounds [-5, 5]).
-    if (a == b) return true;
-    auto hn = [](const std::string& t) { return t == "histosys" || t == "normsys"; };
-    return hn(a) && hn(b);
+// The types that may share a parameter with a type other than their own, for messages ("histosys and normsys").
+std::string sharing_types() {
+    std::vector<std::string> names;
+    for (const auto* k : modifier_kinds())
+        for (const auto* other : modifier_kinds())
+            if (other != k && k->shares_parameter_with(other->type())) {
+                names.emplace_back(k->name());
+                break;
+            }
+    return join_and(names);
 }
 
 struct ParamInfo {
-    std::string type;
+    ModifierType type{};
     std::size_t n = 1;
     const ModifierSpec* first = nullptr;
 };
 
-// Channels where each staterror appears, and its size (sum of those channels' bins).
-std::map<std::string, std::pair<std::set<std::string>, std::size_t>> staterror_channels(
-    const std::vector<ChannelSpec>& channels) {
-    std::map<std::string, std::pair<std::set<std::string>, std::size_t>> out;
+// Every parameter name with the type and size of its first use.
+std::map<std::string, ParamInfo> parameters_of(const std::vector<ChannelSpec>& channels) {
+    std::map<std::string, ParamInfo> out;
     for (const auto& c : channels)
         for (const auto& s : c.samples)
             for (const auto& m : s.modifiers)
-                if (m.type == "staterror") {
-                    auto& entry = out[m.name];
-                    if (entry.first.insert(c.name).second) entry.second += c.samples[0].data.size();
-                }
-    return out;
-}
-
-std::map<std::string, ParamInfo> parameters_of(const std::vector<ChannelSpec>& channels) {
-    std::map<std::string, ParamInfo> out;
-    const auto stat = staterror_channels(channels);
-    for (const auto& c : channels)
-        for (const auto& s : c.samples)
-            for (const auto& m : s.modifiers) {
-                auto [it, inserted] = out.try_emplace(m.name);
-                if (!inserted) continue;
-                it->second.type = m.type;
-                it->second.first = &m;
-                if (m.type == "shapefactor" || m.type == "shapesys") it->second.n = s.data.size();
-                else if (m.type == "staterror") it->second.n = stat.at(m.name).second;
-            }
+                if (auto [it, fresh] = out.try_emplace(m.name); fresh)
+                    it->second = ParamInfo{m.type, modifier_kind(m.type).components(m, s, channels), &m};
     return out;
 }
 
@@ -64,13 +48,13 @@ std::map<std::string, ParamInfo> parameters_of(const std::vector<ChannelSpec>& c
 
 void check_channels(const std::vector<ChannelSpec>& channels, const std::string& source, ChannelRules rules) {
     const bool parameters = rules == ChannelRules::StructureAndParameters;
-    auto fail = [&](const std::string& path, const std::string& what) { throw InputError(source, path, what); };
+    const Fail fail{source};
     std::map<std::string, const ChannelSpec*> channel_seen;
     std::map<std::string, ParamInfo> params;
-    std::map<std::string, std::pair<const ChannelSpec*, const SampleSpec*>> shapesys_seen;
-    // staterror name -> sample name -> channels carrying it (with the first modifier for messages)
-    std::map<std::string, std::map<std::string, std::set<std::string>>> staterror_cover;
-    std::map<std::string, const ModifierSpec*> staterror_first;
+    std::map<ModifierType, std::unique_ptr<UseCheck>> use_checks;
+    if (parameters)
+        for (const auto* k : modifier_kinds())
+            if (auto check = k->use_check(fail)) use_checks[k->type()] = std::move(check);
 
     for (const auto& c : channels) {
         if (auto [it, ok] = channel_seen.emplace(c.name, &c); !ok)
@@ -87,29 +71,19 @@ void check_channels(const std::vector<ChannelSpec>& channels, const std::string&
                 fail(json::path_key(s.json_path, "data"),
                      n_items(s.data.size(), "number") + ", but channel '" + c.name + "' has " + n_items(nbins, "bin") +
                          " (the length of samples[0].data)");
-            std::map<std::pair<std::string, std::string>, const ModifierSpec*> mod_seen;
+            std::map<std::pair<std::string, ModifierType>, const ModifierSpec*> mod_seen;
             for (const auto& m : s.modifiers) {
+                const ModifierKind& kind = modifier_kind(m.type);
                 if (auto [it, ok] = mod_seen.emplace(std::make_pair(m.name, m.type), &m); !ok)
-                    fail(m.json_path, "Duplicate modifiers '" + m.name + "' of the same type (" + m.type +
+                    fail(m.json_path, "Duplicate modifiers '" + m.name + "' of the same type (" + kind.name() +
                                           ") found in channel '" + c.name + "' and sample '" + s.name + "' (also at " +
                                           it->second->json_path + "). Rename one of them.");
-                const std::string dp = json::path_key(m.json_path, "data");
-                auto check_len = [&](const std::vector<double>& v, const std::string& path) {
-                    if (v.size() != s.data.size())
-                        fail(path, n_items(v.size(), "number") + ", but sample '" + s.name + "' has " +
-                                       n_items(s.data.size(), "bin"));
-                };
-                if (m.type == "histosys") {
-                    check_len(m.hi_data, json::path_key(dp, "hi_data"));
-                    check_len(m.lo_data, json::path_key(dp, "lo_data"));
-                } else if (m.type == "shapesys" || m.type == "staterror") {
-                    check_len(m.vals, dp);
-                }
+                kind.check_data(m, s, fail);
                 if (!parameters) continue;
                 // normsys factors are powers (code1) or exponentials (code4) of hi and lo: a factor <= 0 makes the
                 // likelihood NaN (pyhf: NaN, then a failed fit). Checked for a model only, so that pyhf's workspace
                 // operations still accept such a file.
-                if (m.type == "normsys")
+                if (const std::string dp = json::path_key(m.json_path, "data"); m.type == ModifierType::normsys)
                     for (const auto& [key, v] : {std::pair<const char*, double>{"hi", m.hi}, {"lo", m.lo}})
                         if (!(v > 0))
                             fail(json::path_key(dp, key), std::string("normsys factor ") + key + " = " + json::format_double(v) +
@@ -118,48 +92,17 @@ void check_channels(const std::vector<ChannelSpec>& channels, const std::string&
                                                               "^alpha; pyhf's likelihood is NaN here)");
                 // One parameter name, several modifiers: only compatible requirements may meet.
                 auto [pit, fresh] = params.try_emplace(m.name, ParamInfo{m.type, s.data.size(), &m});
-                if (!fresh) {
-                    const ParamInfo& prev = pit->second;
-                    if (!may_share(prev.type, m.type))
-                        fail(m.json_path, "parameter '" + m.name + "' is used by a " + m.type + " modifier here and by a " +
-                                              prev.type + " modifier at " + prev.first->json_path +
-                                              "; only histosys and normsys modifiers can share a parameter "
-                                              "(pyhf: InvalidNameReuse). Use unique modifier names.");
-                    if (m.type == "shapefactor" && prev.n != s.data.size())
-                        fail(m.json_path, "shapefactor '" + m.name + "' covers " + n_items(s.data.size(), "bin") +
-                                              " here but " + n_items(prev.n, "bin") + " at " + prev.first->json_path +
-                                              " (pyhf: InvalidNameReuse)");
-                }
-                if (m.type == "shapesys") {
-                    if (auto [it, ok] = shapesys_seen.emplace(m.name, std::make_pair(&c, &s)); !ok)
-                        fail(m.json_path, "shapesys '" + m.name + "' is already used by sample '" + it->second.second->name +
-                                              "' in channel '" + it->second.first->name + "' (" +
-                                              it->second.second->json_path +
-                                              "); a shapesys parameter cannot be shared between samples");
-                }
-                if (m.type == "staterror") {
-                    staterror_cover[m.name][s.name].insert(c.name);
-                    staterror_first.try_emplace(m.name, &m);
-                }
+                if (!fresh && !kind.shares_parameter_with(pit->second.type))
+                    fail(m.json_path, "parameter '" + m.name + "' is used by a " + kind.name() + " modifier here and by a " +
+                                          modifier_type_name(pit->second.type) + " modifier at " +
+                                          pit->second.first->json_path + "; only " + sharing_types() +
+                                          " modifiers can share a parameter (pyhf: InvalidNameReuse). Use unique "
+                                          "modifier names.");
+                if (auto check = use_checks.find(m.type); check != use_checks.end()) check->second->use(m, s, c);
             }
         }
     }
-    // pyhf derives one staterror mask per parameter from the samples carrying it; they must agree.
-    for (const auto& [name, per_sample] : staterror_cover) {
-        const auto& [first_sample, first_channels] = *per_sample.begin();
-        for (const auto& [sample, chans] : per_sample)
-            if (chans != first_channels) {
-                auto list = [](const std::set<std::string>& s) {
-                    std::string out;
-                    for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
-                    return "{" + out + "}";
-                };
-                fail(staterror_first.at(name)->json_path,
-                     "staterror '" + name + "' is carried by sample '" + first_sample + "' in channels " +
-                         list(first_channels) + " but by sample '" + sample + "' in channels " + list(chans) +
-                         "; every sample with this staterror must carry it in the same channels");
-            }
-    }
+    for (auto& [type, check] : use_checks) check->finish();
 }
 
 void check_observations(const WorkspaceSpec& ws) {
@@ -194,6 +137,10 @@ void check_model(const ModelSpec& spec) {
     const auto params = parameters_of(spec.channels);
     if (params.empty()) fail("channels", "No parameters specified for the Model: no sample has a modifier.");
 
+    auto given = [](const ParameterConfig& c, const std::string& attr) {
+        return (attr == "inits" && c.inits) || (attr == "bounds" && c.bounds) || (attr == "auxdata" && c.auxdata) ||
+               (attr == "sigmas" && c.sigmas) || (attr == "factors" && c.factors) || (attr == "fixed" && c.fixed);
+    };
     std::map<std::string, const ParameterConfig*> configs;
     for (const auto& p : spec.measurement.parameters) {
         if (auto [it, ok] = configs.emplace(p.name, &p); !ok)
@@ -201,21 +148,20 @@ void check_model(const ModelSpec& spec) {
                                                           "' were found (also at " + it->second->json_path + ").");
         auto info = params.find(p.name);
         if (info == params.end()) continue;  // pyhf ignores configs of parameters no modifier uses
-        const std::string& type = info->second.type;
+        const ModifierKind& kind = modifier_kind(info->second.type);
+        const ConfigAttrs takes = kind.configurable();
         const std::size_t n = info->second.n;
         auto allowed = [&](const std::string& attr) {
             if (attr == "inits" || attr == "bounds" || attr == "fixed") return true;
-            if (attr == "auxdata") return type != "normfactor" && type != "shapefactor";
-            if (attr == "sigmas") return type == "lumi" || type == "staterror";
-            if (attr == "factors") return type == "shapesys";
-            return false;
+            return (attr == "auxdata" && takes.auxdata) || (attr == "sigmas" && takes.sigmas) ||
+                   (attr == "factors" && takes.factors);
         };
         auto check = [&](const char* attr, std::size_t size) {
             const std::string path = json::path_key(p.json_path, attr);
             if (!allowed(attr))
-                fail(path, "'" + p.name + "' is a " + type + " parameter, which does not use " + attr);
+                fail(path, "'" + p.name + "' is a " + kind.name() + " parameter, which does not use " + attr);
             if (size != n)
-                fail(path, n_items(size, "value") + ", but parameter '" + p.name + "' (" + type + ") has " +
+                fail(path, n_items(size, "value") + ", but parameter '" + p.name + "' (" + kind.name() + ") has " +
                                n_items(n, "component"));
         };
         if (p.inits) check("inits", p.inits->size());
@@ -224,27 +170,23 @@ void check_model(const ModelSpec& spec) {
         if (p.sigmas) check("sigmas", p.sigmas->size());
         if (p.factors) check("factors", p.factors->size());
     }
-    // pyhf's lumi modifier takes its constraint entirely from the measurement (it fails without it).
-    if (auto lumi = params.find("lumi"); lumi != params.end() && lumi->second.type == "lumi") {
-        auto cfg = configs.find("lumi");
+    // Types that take their constraint entirely from the measurement (pyhf's lumi fails without it).
+    for (const auto& [name, info] : params) {
+        const ModifierKind& kind = modifier_kind(info.type);
+        const auto required = kind.required_config();
+        if (required.empty()) continue;
+        auto cfg = configs.find(name);
         std::string missing;
-        for (const char* attr : {"inits", "bounds", "auxdata", "sigmas"}) {
-            const ParameterConfig* c = cfg == configs.end() ? nullptr : cfg->second;
-            const bool has = c && ((std::string(attr) == "inits" && c->inits) ||
-                                   (std::string(attr) == "bounds" && c->bounds) ||
-                                   (std::string(attr) == "auxdata" && c->auxdata) ||
-                                   (std::string(attr) == "sigmas" && c->sigmas));
-            if (!has) missing += (missing.empty() ? "" : ", ") + std::string(attr);
-        }
-        if (!missing.empty()) {
-            const std::string where =
-                cfg != configs.end()            ? cfg->second->json_path
-                : spec.measurement.json_path.empty() ? std::string("parameters")
-                                                     : json::path_key(json::path_key(spec.measurement.json_path, "config"),
-                                                                      "parameters");
-            fail(where, "the lumi parameter (used at " + lumi->second.first->json_path +
-                            ") needs a parameter config with inits, bounds, auxdata and sigmas; missing: " + missing);
-        }
+        for (const auto& attr : required)
+            if (cfg == configs.end() || !given(*cfg->second, attr)) missing += (missing.empty() ? "" : ", ") + attr;
+        if (missing.empty()) continue;
+        const std::string where =
+            cfg != configs.end()                 ? cfg->second->json_path
+            : spec.measurement.json_path.empty() ? std::string("parameters")
+                                                 : json::path_key(json::path_key(spec.measurement.json_path, "config"),
+                                                                  "parameters");
+        fail(where, std::string("the ") + kind.name() + " parameter (used at " + info.first->json_path +
+                        ") needs a parameter config with " + join_and(required) + "; missing: " + missing);
     }
     const std::string& poi = spec.measurement.poi;
     if (!poi.empty()) {
@@ -256,8 +198,8 @@ void check_model(const ModelSpec& spec) {
             fail(path, "The parameter of interest '" + poi +
                            "' cannot be fit as it is not declared in the model specification.");
         if (it->second.n > 1)
-            fail(path, "The parameter '" + poi + "' contains multiple components (" + it->second.type + ", " +
-                           n_items(it->second.n, "bin") +
+            fail(path, "The parameter '" + poi + "' contains multiple components (" +
+                           modifier_type_name(it->second.type) + ", " + n_items(it->second.n, "bin") +
                            ") and is not currently supported as parameter of interest.");
     }
 }

@@ -1,5 +1,6 @@
 // Typed specs (spec.hpp) from schema-valid JSON, each element remembering its JSON path.
 #include "checks.hpp"
+#include "modifiers/registry.hpp"
 
 namespace hf::detail {
 
@@ -7,28 +8,12 @@ using json::Value;
 
 namespace {
 
-std::vector<double> doubles(const Value& v) {
-    std::vector<double> out;
-    out.reserve(v.as_array().size());
-    for (const auto& x : v.as_array()) out.push_back(x.as_double());
-    return out;
-}
-
 ModifierSpec modifier_from_json(const Value& v, const std::string& path) {
     ModifierSpec m;
     m.name = v["name"].as_string();
-    m.type = v["type"].as_string();
+    m.type = *find_modifier_type(v["type"].as_string());  // the schema check knows every type
     m.json_path = path;
-    const Value& data = v["data"];
-    if (m.type == "normsys") {
-        m.hi = data["hi"].as_double();
-        m.lo = data["lo"].as_double();
-    } else if (m.type == "histosys") {
-        m.hi_data = doubles(data["hi_data"]);
-        m.lo_data = doubles(data["lo_data"]);
-    } else if (m.type == "shapesys" || m.type == "staterror") {
-        m.vals = doubles(data);
-    }
+    modifier_kind(m.type).read_data(v["data"], m);
     return m;
 }
 
@@ -57,7 +42,7 @@ std::vector<ChannelSpec> channels_from_json(const Value& channels, const std::st
             SampleSpec s;
             s.json_path = json::path_index(json::path_key(c.json_path, "samples"), j);
             s.name = ss[j]["name"].as_string();
-            s.data = doubles(ss[j]["data"]);
+            s.data = numbers_of(ss[j]["data"]);
             const auto& ms = ss[j]["modifiers"].as_array();
             for (std::size_t k = 0; k < ms.size(); ++k)
                 s.modifiers.push_back(
@@ -77,10 +62,10 @@ std::vector<ParameterConfig> parameters_from_json(const Value& params, const std
         ParameterConfig c;
         c.name = p["name"].as_string();
         c.json_path = json::path_index(base, i);
-        if (const Value* x = p.find("inits")) c.inits = doubles(*x);
-        if (const Value* x = p.find("auxdata")) c.auxdata = doubles(*x);
-        if (const Value* x = p.find("sigmas")) c.sigmas = doubles(*x);
-        if (const Value* x = p.find("factors")) c.factors = doubles(*x);
+        if (const Value* x = p.find("inits")) c.inits = numbers_of(*x);
+        if (const Value* x = p.find("auxdata")) c.auxdata = numbers_of(*x);
+        if (const Value* x = p.find("sigmas")) c.sigmas = numbers_of(*x);
+        if (const Value* x = p.find("factors")) c.factors = numbers_of(*x);
         if (const Value* x = p.find("fixed")) c.fixed = x->as_bool();
         if (const Value* x = p.find("bounds")) {
             std::vector<std::pair<double, double>> b;
@@ -104,7 +89,7 @@ WorkspaceSpec workspace_spec_from_json(const Value& doc, const std::string& sour
     for (std::size_t i = 0; i < obs.size(); ++i) {
         ObservationSpec o;
         o.name = obs[i]["name"].as_string();
-        o.data = doubles(obs[i]["data"]);
+        o.data = numbers_of(obs[i]["data"]);
         o.json_path = json::path_index("observations", i);
         ws.observations.push_back(std::move(o));
     }

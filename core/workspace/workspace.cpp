@@ -45,7 +45,7 @@ std::vector<std::pair<std::string, std::string>> Workspace::modifiers() const {
     std::set<std::pair<std::string, std::string>> s;
     for (const auto& c : spec_.channels)
         for (const auto& x : c.samples)
-            for (const auto& m : x.modifiers) s.emplace(m.name, m.type);
+            for (const auto& m : x.modifiers) s.emplace(m.name, modifier_type_name(m.type));
     return {s.begin(), s.end()};
 }
 

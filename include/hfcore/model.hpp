@@ -19,7 +19,7 @@ struct PackedLikelihood;  // hfcore/plugin/likelihood.hpp
 // One entry of pyhf's par_map: a named parameter set (a scalar, or one parameter per bin).
 struct ParameterSet {
     std::string name;
-    std::string modifier_type;   // histosys, lumi, normfactor, normsys, shapefactor, shapesys, staterror
+    ModifierType modifier_type{};  // of the modifiers that use it (the first in pyhf's type order)
     std::int64_t offset = 0;     // first index in the parameter vector
     std::int64_t n = 1;
     bool constrained = false;

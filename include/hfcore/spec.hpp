@@ -2,17 +2,25 @@
 // The workspace layer fills these after schema and semantic validation; the model compiles them.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace hf {
 
-// One modifier entry of a sample, e.g. {"name": "jes", "type": "normsys", "data": {"hi": 1.1, "lo": 0.9}}.
+// The modifier types of pyhf's schema 1.0.0, in pyhf's order (the order of its parameter sets).
+enum class ModifierType : std::uint8_t { histosys, lumi, normfactor, normsys, shapefactor, shapesys, staterror };
+const char* modifier_type_name(ModifierType type);                 // as the JSON writes it
+std::optional<ModifierType> find_modifier_type(std::string_view name);  // nullopt for an unknown name
+std::vector<std::string> modifier_type_names();                    // every type, pyhf's order
+
+// One modifier entry of a sample: its name, its type and the data of that type.
 struct ModifierSpec {
     std::string name;
-    std::string type;               // histosys, lumi, normfactor, normsys, shapefactor, shapesys, staterror
+    ModifierType type{};
     double hi = 0.0, lo = 0.0;      // normsys
     std::vector<double> hi_data;    // histosys
     std::vector<double> lo_data;    // histosys

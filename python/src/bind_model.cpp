@@ -56,8 +56,8 @@ hf::ModifierSettings settings_from(const std::string& normsys, const std::string
     // and the core says which (normsys code1/code4, histosys code0/code2/code4p).
     return guarded(Kind::InvalidInterpCode, [&] {
         hf::ModifierSettings s;
-        s.set("normsys", hf::parse_interpcode(normsys));
-        s.set("histosys", hf::parse_interpcode(histosys));
+        s.set(hf::modifier_type_name(hf::ModifierType::normsys), hf::parse_interpcode(normsys));
+        s.set(hf::modifier_type_name(hf::ModifierType::histosys), hf::parse_interpcode(histosys));
         return s;
     });
 }
@@ -107,7 +107,7 @@ nb::dict config_info(PyModel& self) {
     for (const auto& s : m->parameter_sets()) {
         nb::dict p;
         p["name"] = s.name;
-        p["modifier_type"] = s.modifier_type;
+        p["modifier_type"] = hf::modifier_type_name(s.modifier_type);
         p["offset"] = s.offset;
         p["n"] = s.n;
         p["constrained"] = s.constrained;
@@ -122,10 +122,13 @@ nb::dict config_info(PyModel& self) {
     }
     d["parameter_sets"] = sets;
     nb::dict settings;
-    settings["normsys"] = nb::dict();
-    settings["normsys"]["interpcode"] = hf::interpcode_name(m->modifier_settings().normsys_interpcode);
-    settings["histosys"] = nb::dict();
-    settings["histosys"]["interpcode"] = hf::interpcode_name(m->modifier_settings().histosys_interpcode);
+    auto interpcode = [&](hf::ModifierType type, hf::InterpCode code) {
+        nb::dict entry;
+        entry["interpcode"] = hf::interpcode_name(code);
+        settings[hf::modifier_type_name(type)] = entry;
+    };
+    interpcode(hf::ModifierType::normsys, m->modifier_settings().normsys_interpcode);
+    interpcode(hf::ModifierType::histosys, m->modifier_settings().histosys_interpcode);
     d["modifier_settings"] = settings;
     d["implementation"] = m->implementation();
     return d;
