@@ -71,25 +71,36 @@ def in_our_venv(venv):
     return os.path.realpath(sys.prefix) == os.path.realpath(venv)
 
 
-def ensure_venv(args):
-    """Creates the venv on first use and re-executes this script inside it."""
-    venv = os.path.abspath(args.venv)
+def has_packages(python, packages):
+    """True when `python` imports every package at its pinned version ("name==version"; unpinned: any)."""
+    check = ("import importlib.metadata as m, sys\n"
+             "for spec in sys.argv[1:]:\n"
+             "    name, _, want = spec.partition('==')\n"
+             "    have = m.version(name.split('[')[0])\n"
+             "    assert not want or have == want, (name, have, want)\n")
+    return subprocess.run([python, "-c", check, *packages], capture_output=True).returncode == 0
+
+
+def ensure_venv(venv, script, packages, optional=()):
+    """Re-executes `script` (with this process's arguments) inside the virtual environment `venv`, creating it
+    on first use: pip installs `packages` (pins "name==version"), then each of `optional` when it installs. An
+    existing environment that already has the pinned packages is used as it is."""
+    venv = os.path.abspath(venv)
     if in_our_venv(venv):
         return
     python = os.path.join(venv, "bin", "python")
     stamp = os.path.join(venv, ".hfcore-bench-ready")
-    if not os.path.exists(stamp):
+    if not os.path.exists(stamp) and not (os.path.exists(python) and has_packages(python, packages)):
         print(f"creating virtual environment {venv}", flush=True)
         subprocess.run([sys.executable, "-m", "venv", venv], check=True)
         pip = [python, "-m", "pip", "install", "--quiet"]
-        subprocess.run(pip + ["pyhf==0.7.6", "scipy", "matplotlib"], check=True)
-        if not args.no_jax:
-            r = subprocess.run(pip + ["jax[cpu]"])
-            if r.returncode != 0:
-                print("jax did not install: batched pyhf figures use numpy only", flush=True)
+        subprocess.run(pip + list(packages), check=True)
+        for extra in optional:
+            if subprocess.run(pip + [extra]).returncode != 0:
+                print(f"{extra} did not install: the figures that need it are left out", flush=True)
         with open(stamp, "w") as f:
             f.write("ok\n")
-    os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
+    os.execv(python, [python, os.path.abspath(script)] + sys.argv[1:])
 
 
 def cpu_model():
@@ -708,7 +719,7 @@ def parse_args():
 
 def main():
     args = parse_args()
-    ensure_venv(args)
+    ensure_venv(args.venv, __file__, ["pyhf==0.7.6", "scipy", "matplotlib"], [] if args.no_jax else ["jax[cpu]"])
     import numpy
     import pyhf
     import scipy

@@ -7,9 +7,12 @@
 //    "synthetic": [bins, nuisance] (instead of workspace), "backend": "cpu", "precision": "64b"}
 //     -> {"ok": true, "n_pars": P, "n_main": N, "n_aux": A, "seconds": load+compile time}
 //   {"cmd": "time", "id": "erjr", "task": "logpdf"|"logpdf_device"|"batch"|"grad"|"fit"|"hypotest"|
-//    "upper_limit", "k": 10000 (batch), "min_time": 0.2, "min_reps": 3, "max_reps": 1000,
-//    "polish": false, "algorithm": "lbfgs", "tolerance": 1e-6 (fit options, optional),
-//    "warmup": false (no untimed first call)}
+//    "upper_limit"|"toys"|"ranking"|"profile", "k": 10000 (batch), "min_time": 0.2, "min_reps": 3,
+//    "max_reps": 1000, "polish": false, "algorithm": "lbfgs", "tolerance": 1e-6 (fit options, optional),
+//    "warmup": false (no untimed first call),
+//    "mu": 1.0 (hypotest, toys), "ntoys": 1000, "seed": 0, "toy_batch": 1000 (toys: ntoys per stream, b and
+//    s+b), "threads": 2 (toys: worker threads, each with its own model; ranking and profile: threads for
+//    fits run alone), "values": [mu, ...] (profile: the POI grid)}
 //     -> {"ok": true, "times": [wall seconds per call...], "cpu_times": [process CPU seconds per call...],
 //         "median": s, "median_cpu": s, "result": {...}}
 //   {"cmd": "quit"}
@@ -27,6 +30,8 @@
 #include <vector>
 
 #include "common/workloads.hpp"
+#include "hfcore/diagnostics.hpp"
+#include "hfcore/distributed.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/infer.hpp"
 #include "hfcore/json.hpp"
@@ -37,9 +42,12 @@ using Clock = std::chrono::steady_clock;
 namespace json = hf::json;
 
 struct Loaded {
+    std::string backend_name;
+    hf::LoadOptions load_options;
     hf::BackendPtr backend;
     hf::bench::Workload w;
     hf::Tensor data_device;
+    std::vector<std::shared_ptr<const hf::Model>> worker_models;  // toys: one per worker thread
 };
 
 std::map<std::string, Loaded> g_loaded;
@@ -65,7 +73,9 @@ json::Value cmd_load(const json::Value& req) {
     hf::LoadOptions lo;
     lo.precision = hf::parse_precision(get_string(req, "precision", "64b"));
     Loaded l;
-    l.backend = hf::load_backend(get_string(req, "backend", "cpu"), lo);
+    l.backend_name = get_string(req, "backend", "cpu");
+    l.load_options = lo;
+    l.backend = hf::load_backend(l.backend_name, lo);
     if (const auto* syn = req.find("synthetic")) {
         const auto& a = syn->as_array();
         l.w = hf::bench::load_workload_from_string(
@@ -206,6 +216,73 @@ json::Value cmd_time(const json::Value& req) {
             result.set("obs", json::Value(r->obs));
             result.set("exp", to_json(r->exp));
             result.set("n_hypotests", json::Value(static_cast<std::int64_t>(r->scanned.size())));
+        };
+    } else if (task == "toys") {
+        // A toy-based hypotest (qtilde) as `hfcore cls --calctype toybased` runs it: blocks of toy_batch toys
+        // dealt to `threads` worker threads, each with its own model on its own backend instance.
+        const double mu = get_number(req, "mu", 1.0);
+        hf::infer::HypotestOptions t = hopts;
+        t.calctype = hf::infer::CalcType::toybased;
+        t.ntoys = static_cast<std::int64_t>(get_number(req, "ntoys", 1000));
+        t.seed = static_cast<std::uint64_t>(get_number(req, "seed", 0));
+        t.toy_batch = static_cast<std::int64_t>(get_number(req, "toy_batch", static_cast<double>(t.toy_batch)));
+        hf::run::ExecutorOptions ex;
+        ex.threads = static_cast<int>(get_number(req, "threads", 2));
+        // The workers' models are compiled once, before the timing (as the workload's own model is).
+        while (static_cast<int>(l.worker_models.size()) < ex.threads)
+            l.worker_models.push_back(
+                std::make_shared<const hf::Model>(l.w.spec, hf::load_backend(l.backend_name, l.load_options)));
+        t.toy_runner = hf::infer::make_toy_runner(
+            [&l](int worker) { return l.worker_models.at(static_cast<std::size_t>(worker)); }, ex);
+        auto r = std::make_shared<hf::infer::HypotestResult>();
+        fn = [&m, &data, t, r, mu] { *r = hf::infer::hypotest(mu, m, data, t); };
+        report = [&result, r, t] {
+            result.set("ntoys", json::Value(t.ntoys));
+            result.set("CLs_obs", json::Value(r->CLs_obs));
+            result.set("CLsb_obs", json::Value(r->CLsb_obs));
+            result.set("CLb_obs", json::Value(r->CLb_obs));
+            result.set("CLs_exp", to_json(r->CLs_exp));
+            result.set("q_obs", json::Value(r->q_obs));
+            result.set("converged", json::Value(r->converged));
+            result.set("toy_fits_batched", json::Value(r->toy_fits_batched));
+            result.set("toy_fits_fallback", json::Value(r->toy_fits_fallback));
+            result.set("toy_fits_failed", json::Value(r->toy_fits_failed));
+        };
+    } else if (task == "ranking") {
+        hf::infer::RankingOptions ro;
+        ro.fit = hopts.fit;
+        ro.threads = static_cast<int>(get_number(req, "threads", 2));
+        auto r = std::make_shared<hf::infer::RankingResult>();
+        fn = [&m, &data, ro, r] { *r = hf::infer::ranking(m, data, ro); };
+        report = [&result, r] {
+            result.set("poi_hat", json::Value(r->poi_hat));
+            result.set("poi_uncertainty", json::Value(r->poi_uncertainty));
+            result.set("twice_nll", json::Value(r->fit.twice_nll));
+            result.set("converged", json::Value(r->converged));
+            result.set("n_fits", json::Value(r->n_fits));
+            json::Object impacts;  // name -> [post-fit up, post-fit down]
+            for (const auto& e : r->ranking)
+                impacts.set(e.name, json::Value(json::Array{json::Value(e.impact_postfit_up),
+                                                            json::Value(e.impact_postfit_down)}));
+            result.set("impacts", json::Value(std::move(impacts)));
+        };
+    } else if (task == "profile") {
+        if (m.poi_index() < 0) throw hf::Error("profile: the model has no POI");
+        hf::infer::ScanAxis axis;
+        axis.name = m.par_names().at(static_cast<std::size_t>(m.poi_index()));
+        if (const auto* v = req.find("values"))
+            for (const auto& x : v->as_array()) axis.values.push_back(x.as_double());
+        hf::infer::DiagnosticOptions d;
+        d.fit = hopts.fit;
+        d.threads = static_cast<int>(get_number(req, "threads", 2));
+        auto r = std::make_shared<hf::infer::ProfileResult>();
+        fn = [&m, &data, axis, d, r] { *r = hf::infer::profile_scan(m, data, {axis}, d); };
+        report = [&result, r] {
+            std::vector<double> delta;
+            for (const auto& p : r->points) delta.push_back(p.delta_twice_nll);
+            result.set("twice_nll_min", json::Value(r->twice_nll_min));
+            result.set("delta_twice_nll", to_json(delta));
+            result.set("converged", json::Value(r->converged));
         };
     } else {
         throw hf::Error("unknown task '" + task + "'");

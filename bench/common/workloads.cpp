@@ -37,6 +37,7 @@ Workload compile(const std::string& name, const Workspace& ws, const std::vector
     w.name = name;
     w.model = std::make_unique<Model>(spec, backend);
     w.data = w.model->data_from_observations(ws.spec().observations, true, ws.source());
+    w.spec = std::move(spec);
     return w;
 }
 

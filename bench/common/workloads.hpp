@@ -16,6 +16,7 @@ struct Workload {
     std::string name;
     std::unique_ptr<Model> model;
     std::vector<double> data;  // main + aux
+    ModelSpec spec;            // what `model` was compiled from (more models of it, e.g. one per worker thread)
 };
 
 // HFCORE_SHARED_DIR, else the ../shared beside the source tree (compiled in).
