@@ -80,9 +80,32 @@ double max_abs(const std::vector<double>& v) {
     return m;
 }
 
+// Sum of a[i] * b[i] over the free components in four interleaved partial sums. One running sum made every
+// product wait for the previous addition: in toy fits of a 70-parameter model (eRJR) this recursion, 22 such
+// sums per step, took twice the time of the likelihood and its gradient. The free mask is a select, not a
+// branch, so that the loop vectorises.
+double masked_dot(const double* a, const double* b, const char* free, std::size_t n) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += free[i] ? a[i] * b[i] : 0.0;
+        s1 += free[i + 1] ? a[i + 1] * b[i + 1] : 0.0;
+        s2 += free[i + 2] ? a[i + 2] * b[i + 2] : 0.0;
+        s3 += free[i + 3] ? a[i + 3] * b[i + 3] : 0.0;
+    }
+    for (; i < n; ++i) s0 += free[i] ? a[i] * b[i] : 0.0;
+    return (s0 + s1) + (s2 + s3);
+}
+
+// q[i] += c * v[i] on the free components.
+void masked_axpy(double c, const double* v, const char* free, double* q, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) q[i] += free[i] ? c * v[i] : 0.0;
+}
+
 // L-BFGS two-loop recursion on the free (not bound-active) components; returns the descent direction.
 std::vector<double> lbfgs_direction(const State& s, const std::vector<double>& pg, const std::vector<char>& free) {
     const std::size_t n = pg.size();
+    const char* fr = free.data();
     std::vector<double> q(n);
     for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? pg[i] : 0.0;
     const int m = static_cast<int>(s.s_mem.size());
@@ -91,26 +114,18 @@ std::vector<double> lbfgs_direction(const State& s, const std::vector<double>& p
         for (auto& v : q) v *= -scale;
         return q;
     }
-    std::vector<double> alpha(m);
-    auto masked_dot = [&](const std::vector<double>& a, const std::vector<double>& b) {
-        double r = 0.0;
-        for (std::size_t i = 0; i < n; ++i)
-            if (free[i]) r += a[i] * b[i];
-        return r;
-    };
+    double alpha[kMemory];
     for (int k = m - 1; k >= 0; --k) {
-        alpha[k] = s.rho[k] * masked_dot(s.s_mem[k], q);
-        for (std::size_t i = 0; i < n; ++i)
-            if (free[i]) q[i] -= alpha[k] * s.y_mem[k][i];
+        alpha[k] = s.rho[k] * masked_dot(s.s_mem[k].data(), q.data(), fr, n);
+        masked_axpy(-alpha[k], s.y_mem[k].data(), fr, q.data(), n);
     }
-    const double sy = masked_dot(s.s_mem.back(), s.y_mem.back());
-    const double yy = masked_dot(s.y_mem.back(), s.y_mem.back());
+    const double sy = masked_dot(s.s_mem.back().data(), s.y_mem.back().data(), fr, n);
+    const double yy = masked_dot(s.y_mem.back().data(), s.y_mem.back().data(), fr, n);
     const double gamma = (sy > 0 && yy > 0) ? sy / yy : 1.0;
     for (auto& v : q) v *= gamma;
     for (int k = 0; k < m; ++k) {
-        const double beta = s.rho[k] * masked_dot(s.y_mem[k], q);
-        for (std::size_t i = 0; i < n; ++i)
-            if (free[i]) q[i] += s.s_mem[k][i] * (alpha[k] - beta);
+        const double beta = s.rho[k] * masked_dot(s.y_mem[k].data(), q.data(), fr, n);
+        masked_axpy(alpha[k] - beta, s.s_mem[k].data(), fr, q.data(), n);
     }
     for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? -q[i] : 0.0;
     return q;
