@@ -497,13 +497,15 @@ def parse_args():
     ap.add_argument("--fast-time", type=float, default=0.3, help="seconds per round for logpdf")
     ap.add_argument("--slow-time", type=float, default=0.5, help="seconds per round for fits and hypotests")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--pyhf-toys", type=int, default=20, help="toys per hypothesis pyhf runs (scaled to the count)")
-    ap.add_argument("--pyhf-fit-limit", type=float, default=2.0,
-                    help="pyhf is left out of a model where one of its fits takes longer (s)")
-    ap.add_argument("--peer-toy-limit", type=float, default=60.0,
-                    help="NextStat's toys are measured on fewer toys (scaled) where a full run would take longer (s)")
-    ap.add_argument("--peer-round-limit", type=float, default=20.0,
-                    help="a peer figure whose first round took longer (s) is not repeated")
+    limits = (
+        ("--pyhf-toys", int, 20, "toys per hypothesis pyhf runs (scaled to the count)"),
+        ("--pyhf-fit-limit", float, 2.0, "pyhf is left out of a model where one of its fits takes longer (s)"),
+        ("--peer-toy-limit", float, 60.0,
+         "NextStat's toys are measured on fewer toys (scaled) where a full run would take longer (s)"),
+        ("--peer-round-limit", float, 20.0, "a peer figure whose first round took longer (s) is not repeated"),
+    )
+    for flag, kind, default, text in limits:
+        ap.add_argument(flag, type=kind, default=default, help=text)
     ap.add_argument("--quick", action="store_true", help="one round of everything")
     ap.add_argument("--full", action="store_true", help="also 10^4 toys per hypothesis")
     ap.add_argument("--only", default=None, help="comma-separated subset: erjr,example,sbottom,synthetic")
