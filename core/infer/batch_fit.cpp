@@ -4,7 +4,6 @@
 // device evaluates likelihoods and gradients only.
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <limits>
 #include <numeric>
 
@@ -18,15 +17,53 @@ namespace {
 
 constexpr int kMemory = 10;
 
+// The last kMemory steps s and gradient changes y of one problem, in two rings allocated once (a deque of
+// vectors allocated two vectors per step and scattered the history of K problems over the heap). Pushes follow
+// detail::lbfgs_push: a pair without enough curvature (s.y <= 1e-10 |s| |y|) is skipped.
+class History {
+public:
+    int size() const { return count_; }
+    void clear() { count_ = oldest_ = 0; }
+    // k = 0 is the oldest pair, size() - 1 the newest.
+    const double* s(int k) const { return s_.data() + slot(k) * nf_; }
+    const double* y(int k) const { return y_.data() + slot(k) * nf_; }
+    double rho(int k) const { return rho_[slot(k)]; }
+    void push(const double* sv, const double* yv, std::size_t nf) {
+        const double sy = detail::dot(sv, yv, nf);
+        if (!(sy > 1e-10 * std::sqrt(detail::dot(sv, sv, nf) * detail::dot(yv, yv, nf)))) return;
+        if (s_.empty()) {
+            nf_ = nf;
+            s_.resize(kMemory * nf);
+            y_.resize(kMemory * nf);
+        }
+        std::size_t to;
+        if (count_ < kMemory) {
+            to = slot(count_++);
+        } else {  // the oldest pair makes room
+            to = static_cast<std::size_t>(oldest_);
+            oldest_ = (oldest_ + 1) % kMemory;
+        }
+        std::copy(sv, sv + nf, s_.begin() + to * nf);
+        std::copy(yv, yv + nf, y_.begin() + to * nf);
+        rho_[to] = 1.0 / sy;
+    }
+
+private:
+    std::size_t slot(int k) const { return static_cast<std::size_t>((oldest_ + k) % kMemory); }
+    std::vector<double> s_, y_;
+    double rho_[kMemory] = {};
+    int count_ = 0, oldest_ = 0;
+    std::size_t nf_ = 0;
+};
+
 struct State {
     std::vector<double> y, g;
     double f = 0.0;
-    std::deque<std::vector<double>> s_mem, y_mem;
-    std::deque<double> rho;
+    History mem;
     int status = 0;  // 0 running, 1 converged, 2 failed
     int stall = 0;
     // line search
-    std::vector<double> d;
+    std::vector<double> d, trial;
     double t = 1.0;
     double gd = 0.0;
 };
@@ -43,12 +80,9 @@ public:
         const std::int64_t n = static_cast<std::int64_t>(idx.size());
         const std::int64_t np = model_.n_pars();
         const std::size_t nf = p_.nfree();
-        std::vector<double> pars(static_cast<std::size_t>(n * np));
-        for (std::int64_t j = 0; j < n; ++j) {
-            auto x = p_.to_x(*ys[j]);
-            std::copy(x.begin(), x.end(), pars.begin() + j * np);
-        }
-        Tensor pt = be.from_host(pars, {n, np});
+        pars_.resize(static_cast<std::size_t>(n * np));
+        for (std::int64_t j = 0; j < n; ++j) p_.to_x(*ys[j], pars_.data() + j * np);
+        Tensor pt = be.from_host(pars_, {n, np});
         Tensor dsub = data_;
         if (n != data_.dim(0)) {
             std::vector<std::int64_t> rows(idx.begin(), idx.end());
@@ -72,6 +106,7 @@ private:
     const Model& model_;
     Tensor data_;
     const detail::Problem& p_;
+    std::vector<double> pars_;  // [n, P] of the last evaluation, kept for its capacity
 };
 
 double max_abs(const std::vector<double>& v) {
@@ -102,33 +137,33 @@ void masked_axpy(double c, const double* v, const char* free, double* q, std::si
     for (std::size_t i = 0; i < n; ++i) q[i] += free[i] ? c * v[i] : 0.0;
 }
 
-// L-BFGS two-loop recursion on the free (not bound-active) components; returns the descent direction.
-std::vector<double> lbfgs_direction(const State& s, const std::vector<double>& pg, const std::vector<char>& free) {
+// L-BFGS two-loop recursion on the free (not bound-active) components: the descent direction, into q.
+void lbfgs_direction(const History& h, const std::vector<double>& pg, const std::vector<char>& free,
+                     std::vector<double>& q) {
     const std::size_t n = pg.size();
     const char* fr = free.data();
-    std::vector<double> q(n);
+    q.resize(n);
     for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? pg[i] : 0.0;
-    const int m = static_cast<int>(s.s_mem.size());
+    const int m = h.size();
     if (m == 0) {
         const double scale = 1.0 / std::max(1.0, max_abs(q));
         for (auto& v : q) v *= -scale;
-        return q;
+        return;
     }
     double alpha[kMemory];
     for (int k = m - 1; k >= 0; --k) {
-        alpha[k] = s.rho[k] * masked_dot(s.s_mem[k].data(), q.data(), fr, n);
-        masked_axpy(-alpha[k], s.y_mem[k].data(), fr, q.data(), n);
+        alpha[k] = h.rho(k) * masked_dot(h.s(k), q.data(), fr, n);
+        masked_axpy(-alpha[k], h.y(k), fr, q.data(), n);
     }
-    const double sy = masked_dot(s.s_mem.back().data(), s.y_mem.back().data(), fr, n);
-    const double yy = masked_dot(s.y_mem.back().data(), s.y_mem.back().data(), fr, n);
+    const double sy = masked_dot(h.s(m - 1), h.y(m - 1), fr, n);
+    const double yy = masked_dot(h.y(m - 1), h.y(m - 1), fr, n);
     const double gamma = (sy > 0 && yy > 0) ? sy / yy : 1.0;
     for (auto& v : q) v *= gamma;
     for (int k = 0; k < m; ++k) {
-        const double beta = s.rho[k] * masked_dot(s.y_mem[k].data(), q.data(), fr, n);
-        masked_axpy(alpha[k] - beta, s.s_mem[k].data(), fr, q.data(), n);
+        const double beta = h.rho(k) * masked_dot(h.y(k), q.data(), fr, n);
+        masked_axpy(alpha[k] - beta, h.s(k), fr, q.data(), n);
     }
     for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? -q[i] : 0.0;
-    return q;
 }
 
 }  // namespace
@@ -183,12 +218,14 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
         for (auto& s : st)
             if (s.status == 0) s.status = 1;
 
-    std::vector<double> pg;
+    std::vector<double> pg, f, g, sv(nf), yv(nf);
     std::vector<char> free(nf);
+    std::vector<int> running, pending, again;
+    std::vector<const std::vector<double>*> ys;
     int it = 0;
     for (; it < max_iter; ++it) {
         // Directions for every running problem.
-        std::vector<int> running;
+        running.clear();
         for (std::int64_t k = 0; k < K; ++k) {
             State& s = st[k];
             if (s.status != 0) continue;
@@ -198,13 +235,11 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
                 continue;
             }
             for (std::size_t i = 0; i < nf; ++i) free[i] = pg[i] != 0.0 || (s.y[i] > p.lo[i] && s.y[i] < p.hi[i]);
-            s.d = lbfgs_direction(s, pg, free);
+            lbfgs_direction(s.mem, pg, free, s.d);
             s.gd = detail::dot(s.d.data(), s.g.data(), nf);
             if (!(s.gd < 0.0)) {
-                s.s_mem.clear();
-                s.y_mem.clear();
-                s.rho.clear();
-                s.d = lbfgs_direction(s, pg, free);
+                s.mem.clear();
+                lbfgs_direction(s.mem, pg, free, s.d);
                 s.gd = detail::dot(s.d.data(), s.g.data(), nf);
             }
             s.t = 1.0;
@@ -213,36 +248,33 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
         if (running.empty()) break;
 
         // Backtracking line search, all pending problems evaluated together.
-        std::vector<int> pending = running;
-        std::vector<std::vector<double>> trial(K);
+        pending = running;
         for (int ls = 0; ls < 40 && !pending.empty(); ++ls) {
-            std::vector<const std::vector<double>*> ys;
+            ys.clear();
             for (int k : pending) {
                 State& s = st[k];
-                trial[k].resize(nf);
-                for (std::size_t i = 0; i < nf; ++i) trial[k][i] = std::clamp(s.y[i] + s.t * s.d[i], p.lo[i], p.hi[i]);
-                ys.push_back(&trial[k]);
+                s.trial.resize(nf);
+                for (std::size_t i = 0; i < nf; ++i) s.trial[i] = std::clamp(s.y[i] + s.t * s.d[i], p.lo[i], p.hi[i]);
+                ys.push_back(&s.trial);
             }
-            std::vector<double> f, g;
             ev.eval(pending, ys, f, g);
-            std::vector<int> again;
+            again.clear();
             for (std::size_t j = 0; j < pending.size(); ++j) {
                 const int k = pending[j];
                 State& s = st[k];
                 double decrease = 0.0;
-                for (std::size_t i = 0; i < nf; ++i) decrease += s.g[i] * (trial[k][i] - s.y[i]);
+                for (std::size_t i = 0; i < nf; ++i) decrease += s.g[i] * (s.trial[i] - s.y[i]);
                 const double fn = f[j];
                 if (std::isfinite(fn) && fn <= s.f + 1e-4 * std::min(decrease, 0.0)) {
-                    std::vector<double> sv(nf), yv(nf);
                     for (std::size_t i = 0; i < nf; ++i) {
-                        sv[i] = trial[k][i] - s.y[i];
+                        sv[i] = s.trial[i] - s.y[i];
                         yv[i] = g[j * nf + i] - s.g[i];
                     }
-                    detail::lbfgs_push(s.s_mem, s.y_mem, s.rho, std::move(sv), std::move(yv), kMemory);
+                    s.mem.push(sv.data(), yv.data(), nf);
                     const double df = s.f - fn;
-                    s.y = trial[k];
+                    std::swap(s.y, s.trial);
                     s.f = fn;
-                    s.g.assign(g.begin() + j * nf, g.begin() + (j + 1) * nf);
+                    std::copy(g.begin() + j * nf, g.begin() + (j + 1) * nf, s.g.begin());
                     // Rounding-limited: the objective no longer changes.
                     s.stall = df <= 1e-14 * std::max(1.0, std::fabs(fn)) ? s.stall + 1 : 0;
                     if (s.stall >= 5) {
@@ -259,10 +291,8 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
         for (int k : pending) {
             // Line search failed: restart from steepest descent once, then give up.
             State& s = st[k];
-            if (!s.s_mem.empty()) {
-                s.s_mem.clear();
-                s.y_mem.clear();
-                s.rho.clear();
+            if (s.mem.size() > 0) {
+                s.mem.clear();
             } else {
                 detail::project_gradient(s.y, s.g, p.lo, p.hi, pg);
                 s.status = max_abs(pg) < 100 * gtol ? 1 : 2;

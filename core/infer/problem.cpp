@@ -48,7 +48,13 @@ Problem make_problem(const Model& model, const Tensor& data, const FitConfig& co
 }
 
 std::vector<double> Problem::to_x(const std::vector<double>& y) const {
-    std::vector<double> x = x0;
+    std::vector<double> x(x0.size());
+    to_x(y, x.data());
+    return x;
+}
+
+void Problem::to_x(const std::vector<double>& y, double* x) const {
+    std::copy(x0.begin(), x0.end(), x);
     for (std::size_t i = 0; i < free.size(); ++i) {
         double yi = std::clamp(y[i], lo[i], hi[i]);
         double v = x0[free[i]] + scale[i] * yi;
@@ -58,7 +64,6 @@ std::vector<double> Problem::to_x(const std::vector<double>& y) const {
         if (yi >= hi[i]) v = xhi;
         x[free[i]] = v;
     }
-    return x;
 }
 
 std::vector<double> Problem::to_y(const std::vector<double>& x) const {

@@ -24,6 +24,7 @@ struct Problem {
 
     std::size_t nfree() const { return free.size(); }
     std::vector<double> to_x(const std::vector<double>& y) const;
+    void to_x(const std::vector<double>& y, double* x) const;  // into x[P] (no allocation)
     std::vector<double> to_y(const std::vector<double>& x) const;
 
     // NLL = -logpdf at y and its gradient with respect to y. Non-finite values are returned as they are.
