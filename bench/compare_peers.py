@@ -244,7 +244,7 @@ class Checks:
                 status = "differs"
             self.add(wl, what, t, v, r0, status, f"rel. diff {d:.2g} (tolerance {tol:g})")
 
-    def toys(self, wl, results):
+    def toys(self, wl, results, wrong_fit):
         ref = results.get("hfcore")
         if not ref:
             return
@@ -258,10 +258,12 @@ class Checks:
                                       "CLsb_obs": 0.5 * x["CLs_exp"][2]} for x in (ref, r))))):
                 z = abs(a - b) / sigma
                 status = "agrees (MC error)" if z < 3 else "differs"
+                if z >= 3 and t in wrong_fit:
+                    status = "wrong (its fit to the data is not converged)"
                 self.add(wl, what, t, a, b, status, f"{z:.1f} sigma (MC sigma {sigma:.2g}; {r['ntoys']} vs "
                                                     f"{ref['ntoys']} toys)")
 
-    def ranking(self, wl, results, sigma_poi):
+    def ranking(self, wl, results, sigma_poi, wrong_fit):
         ref, other = results.get("hfcore"), results.get("nextstat")
         if not ref or not other:
             return
@@ -273,7 +275,10 @@ class Checks:
             d = max(abs(up - mine[0]), abs(down - mine[1])) / sigma_poi
             if d > worst:
                 worst, name = d, n
-        self.add(wl, "ranking post-fit impacts", "nextstat", worst, 0.0, "agrees" if worst < 0.05 else "differs",
+        status = "agrees" if worst < 0.05 else "differs"
+        if worst >= 0.05 and "nextstat" in wrong_fit:
+            status = "wrong (its fit is not converged)"
+        self.add(wl, "ranking post-fit impacts", "nextstat", worst, 0.0, status,
                  f"largest difference {worst:.2g} sigma_POI ({name})")
 
     def profile(self, wl, results):
@@ -352,7 +357,9 @@ class Runner:
         fast, slow = a.fast_time, 0.0
         r = self.measure(wl, "logpdf", LABEL["logpdf"], a.rounds, {}, {"nextstat": nw.logpdf, "pyhf": pw.logpdf},
                          fast)["results"]
-        self.checks.close(wl, "logpdf", r, "logpdf", 1e-9, set())
+        # 1e-5: pyhf rounds the Poisson terms of very large auxiliary counts (eRJR's shapesys, tau ~ 2e11) at the
+        # 1e-3 level in log L (tests/reference/model/erjr_*.json: logpdf_pyhf_rounding); elsewhere 1e-14 is seen.
+        self.checks.close(wl, "logpdf", r, "logpdf", 1e-5, set())
 
         t0 = time.perf_counter()
         pw.fit()[0]()
@@ -394,12 +401,12 @@ class Runner:
             r = self.measure(wl, "toys", label, a.toy_rounds,
                              {"mu": 1.0, "ntoys": ntoys, "seed": a.seed, "threads": a.threads}, peers, slow, scale)
             r["ntoys"] = ntoys
-            self.checks.toys(wl, r["results"])
+            self.checks.toys(wl, r["results"], wrong)
 
         r = self.measure(wl, "ranking", LABEL["ranking"], a.toy_rounds, {"threads": a.threads},
                          {"nextstat": nw.ranking}, slow)["results"]
         hf = r["hfcore"]
-        self.checks.ranking(wl, r, hf["poi_uncertainty"])
+        self.checks.ranking(wl, r, hf["poi_uncertainty"], wrong)
         lo_b, hi_b = pw.model.config.suggested_bounds()[pw.model.config.poi_index]
         mu, sig = hf["poi_hat"], hf["poi_uncertainty"]
         lo, hi = max(lo_b, mu - 3 * sig), min(hi_b, mu + 3 * sig)
@@ -536,6 +543,7 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     only = set(args.only.split(",")) if args.only else None
     load_start = os.getloadavg()
+    commit = git_commit()
     t_start = time.perf_counter()
     runner = Runner(args, pyhf, nextstat)
     try:
@@ -548,7 +556,7 @@ def main():
         runner.timer.close()
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-        "commit": git_commit(),
+        "commit": commit,
         "cpu": cpu_model(),
         "ncpu": os.cpu_count(),
         "threads": args.threads,
