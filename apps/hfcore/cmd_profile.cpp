@@ -1,16 +1,19 @@
-// `hfcore profile`: 1-D and 2-D profile-likelihood scans, with the 68% / 95% crossings of a 1-D scan.
+// `hfcore profile`: 1-D and 2-D profile-likelihood scans, with the 68% / 95% crossings of a 1-D scan. The
+// held fits run in blocks dealt to threads and, under mpirun, to ranks; journaled, and resumed with --resume.
 #include <memory>
 #include <sstream>
 
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_options.hpp"
+#include "run_options.hpp"
 
 namespace {
 
 struct Options {
     hf::cli::ModelOptions model;
     hf::cli::FixedFitOptions fits;
+    hf::cli::RunOptions run;
     std::vector<std::string> pars, ranges;
 };
 
@@ -31,7 +34,8 @@ const hf::cli::Register reg(
     "profile", "Profile-likelihood scan of one or two parameters (2 Delta NLL on a grid).", [](CLI::App& sub) {
         auto o = std::make_shared<Options>();
         o->model.add_to(sub);
-        o->fits.add_to(sub);
+        o->fits.add_to(sub, false);
+        o->run.add_to(sub);
         // One value per occurrence, so a workspace after them stays the positional argument.
         sub.add_option("--par", o->pars, "Parameter to scan (par_names entry, e.g. mu or gamma[2]); once or twice")
             ->required()
@@ -48,12 +52,22 @@ const hf::cli::Register reg(
             auto backend = o->model.make_backend();
             auto lm = hf::cli::load_model(o->model, backend);
             auto options = o->fits.diagnostic_options();
-            hf::cli::ProgressBar bar("profile", 0);
+            hf::json::Object what;
+            hf::json::Array grid;
+            for (std::size_t i = 0; i < o->pars.size(); ++i) grid.emplace_back(o->pars[i] + "=" + o->ranges[i]);
+            what.set("grid", hf::json::Value(std::move(grid)));
+            what.set("no_batch", hf::json::Value(o->fits.no_batch));
+            auto ctx = hf::cli::start_run("profile", hf::cli::inputs_of(lm, o->model, hf::json::Value(std::move(what))),
+                                          o->run, o->model.output_file);
+            options.held_runner = hf::cli::held_fit_runner(ctx, o->model, lm.spec);
+            options.threads = ctx.threads;
+            hf::cli::ProgressBar bar("profile", 0, ctx.root());
             options.progress = hf::cli::progress_as(bar, "profile");
             const auto r = hf::infer::profile_scan(*lm.model, lm.data, axes, options);
             bar.finish();
+            if (!ctx.root()) return 0;
             if (!r.converged) hf::cli::warn("some fits of the scan did not converge");
-            hf::cli::emit(hf::infer::to_json(r), o->model);
+            hf::cli::finish_run(ctx, hf::infer::to_json(r), o->model.output_file);
             return r.converged ? 0 : 1;
         };
     });

@@ -1,15 +1,18 @@
-// `hfcore ranking`: impacts of every nuisance parameter on the POI (cabinetry fit.ranking), largest first.
+// `hfcore ranking`: impacts of every nuisance parameter on the POI (cabinetry fit.ranking), largest first. The
+// held fits run in blocks dealt to threads and, under mpirun, to ranks; journaled, and resumed with --resume.
 #include <memory>
 
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_options.hpp"
+#include "run_options.hpp"
 
 namespace {
 
 struct Options {
     hf::cli::ModelOptions model;
     hf::cli::FixedFitOptions fits;
+    hf::cli::RunOptions run;
     std::string poi;
     bool hessian = false;
 };
@@ -19,7 +22,8 @@ const hf::cli::Register reg(
     [](CLI::App& sub) {
         auto o = std::make_shared<Options>();
         o->model.add_to(sub);
-        o->fits.add_to(sub);
+        o->fits.add_to(sub, false);
+        o->run.add_to(sub);
         hf::cli::add_convention_flag(sub, o->hessian);
         sub.add_option("--poi", o->poi, "Parameter whose shifts are measured (default: the measurement's POI)");
         return [o]() {
@@ -29,14 +33,23 @@ const hf::cli::Register reg(
             static_cast<hf::infer::DiagnosticOptions&>(ro) = o->fits.diagnostic_options();
             ro.poi = o->poi;
             ro.uncertainties = hf::cli::convention(o->hessian);
-            hf::cli::ProgressBar bar("ranking", 0);
+            hf::json::Object what;
+            what.set("poi", hf::json::Value(o->poi));
+            what.set("no_batch", hf::json::Value(o->fits.no_batch));
+            what.set("hessian", hf::json::Value(o->hessian));
+            auto ctx = hf::cli::start_run("ranking", hf::cli::inputs_of(lm, o->model, hf::json::Value(std::move(what))),
+                                          o->run, o->model.output_file);
+            ro.held_runner = hf::cli::held_fit_runner(ctx, o->model, lm.spec);
+            ro.threads = ctx.threads;
+            hf::cli::ProgressBar bar("ranking", 0, ctx.root());
             ro.progress = hf::cli::progress_as(bar, "ranking");
             const auto r = hf::infer::ranking(*lm.model, lm.data, ro);
             bar.finish();
+            if (!ctx.root()) return 0;
             if (!r.fit.converged) hf::cli::warn("the free fit did not converge: " + r.fit.reason);
             for (const auto& e : r.ranking)
                 if (!e.converged) hf::cli::warn(e.name + ": " + e.reason);
-            hf::cli::emit(hf::infer::to_json(r), o->model);
+            hf::cli::finish_run(ctx, hf::infer::to_json(r), o->model.output_file);
             return r.converged ? 0 : 1;
         };
     });

@@ -2,11 +2,12 @@
 
 namespace hf::cli {
 
-void FixedFitOptions::add_to(CLI::App& sub) {
-    sub.add_option("--threads", threads,
-                   "Worker threads for fits run alone (default: the number of CPUs)")
-        ->capture_default_str()
-        ->check(CLI::Range(0, 4096));
+void FixedFitOptions::add_to(CLI::App& sub, bool with_threads) {
+    if (with_threads)
+        sub.add_option("--threads", threads,
+                       "Worker threads for fits run alone (default: the number of CPUs)")
+            ->capture_default_str()
+            ->check(CLI::Range(0, 4096));
     sub.add_flag("--no-batch", no_batch,
                  "Run every fit with parameters held alone (NLopt + Newton) instead of as one batched fit");
 }

@@ -7,11 +7,12 @@
 
 namespace hf::cli {
 
-// --threads and --no-batch: how the fits with parameters held (ranking, profile, minos) run.
+// --no-batch and (fit --minos) --threads: how the fits with parameters held (ranking, profile, minos) run.
+// ranking and profile take --threads from RunOptions: their fits run through the executor.
 struct FixedFitOptions {
     int threads = 0;
     bool no_batch = false;
-    void add_to(CLI::App& sub);
+    void add_to(CLI::App& sub, bool with_threads = true);
     infer::DiagnosticOptions diagnostic_options() const;
 };
 

@@ -95,14 +95,35 @@ int interrupted_run(const RunContext& ctx, std::size_t done, std::size_t total) 
     return run::interrupted_exit_code();
 }
 
+namespace {
+
+// Each worker thread's model: the same spec compiled on its own backend instance.
+infer::ModelFactory worker_models(const ModelOptions& model, const ModelSpec& spec) {
+    return [model, spec](int) -> std::shared_ptr<const Model> {
+        return std::make_shared<Model>(spec, model.make_backend());
+    };
+}
+
+}  // namespace
+
 infer::ToyRunner toy_runner(const RunContext& ctx, const ModelOptions& model, const ModelSpec& spec,
                             infer::ProgressFn progress) {
     std::function<void(std::int64_t, std::int64_t)> p;
     if (progress) p = [progress](std::int64_t done, std::int64_t total) { progress(done, total, "toys"); };
-    auto models = [model, spec](int) -> std::shared_ptr<const Model> {
-        return std::make_shared<Model>(spec, model.make_backend());
-    };
-    return infer::make_toy_runner(models, ctx.executor(p));
+    return infer::make_toy_runner(worker_models(model, spec), ctx.executor(p));
+}
+
+infer::HeldFitRunner held_fit_runner(const RunContext& ctx, const ModelOptions& model, const ModelSpec& spec) {
+    // The diagnostic reports its own progress (fits), through the runner's per-call callback.
+    return infer::make_held_fit_runner(worker_models(model, spec), ctx.executor());
+}
+
+json::Value inputs_of(const LoadedModel& lm, const ModelOptions& model, json::Value options) {
+    json::Object inputs;
+    inputs.set("workspace", json::Value(lm.workspace->digest()));
+    inputs.set("model", inputs_of(model));
+    inputs.set("options", std::move(options));
+    return json::Value(std::move(inputs));
 }
 
 }  // namespace hf::cli

@@ -45,6 +45,11 @@ void finish_run(RunContext& ctx, const json::Value& out, const std::string& outp
 // The message and exit code (130/143) of a run stopped by a signal.
 int interrupted_run(const RunContext& ctx, std::size_t done, std::size_t total);
 
+// Held fits (ranking, profile) on `ctx`'s threads and ranks, each worker with its own backend and model.
+infer::HeldFitRunner held_fit_runner(const RunContext& ctx, const ModelOptions& model, const ModelSpec& spec);
+// The digest inputs of a diagnostic run: the workspace, the model options and the command's own `options`.
+json::Value inputs_of(const LoadedModel& lm, const ModelOptions& model, json::Value options);
+
 // A toy runner on `ctx`'s threads and ranks, each worker with its own backend and model compiled from `spec`.
 infer::ToyRunner toy_runner(const RunContext& ctx, const ModelOptions& model, const ModelSpec& spec,
                             infer::ProgressFn progress = {});

@@ -98,14 +98,58 @@ double FixedFits::scaled_distance(const std::vector<double>& a, const std::vecto
     return d;
 }
 
-std::vector<FixedFitOutcome> FixedFits::run(const std::vector<FixedFitProblem>& problems) {
+std::vector<FixedFitProblem> FixedFits::with_starts(const std::vector<FixedFitProblem>& problems) const {
     std::vector<FixedFitProblem> probs = problems;
     for (auto& pr : probs)
         if (pr.start.empty()) pr.start = predicted_start(pr.fixed);
+    return probs;
+}
+
+std::vector<FixedFitOutcome> FixedFits::run(const std::vector<FixedFitProblem>& problems) {
+    const std::vector<FixedFitProblem> probs = with_starts(problems);
+    ++calls_;
+    std::vector<FixedFitOutcome> out = options_.held_runner && !probs.empty()
+                                           ? run_blocks(probs)
+                                           : solve(model_, probs, options_.threads, 0, options_.progress);
+    for (const auto& o : out) ++(o.batched ? n_batched : n_single);
+    return out;
+}
+
+std::vector<FixedFitOutcome> FixedFits::run_blocks(const std::vector<FixedFitProblem>& probs) {
+    const auto size = static_cast<std::size_t>(std::max<std::int64_t>(1, options_.held_block));
+    const std::size_t n_blocks = (probs.size() + size - 1) / size;
+    auto block_fn = [&](const Model& model, std::size_t b) {
+        const auto first = probs.begin() + static_cast<std::ptrdiff_t>(b * size);
+        const std::vector<FixedFitProblem> sub(first, first + static_cast<std::ptrdiff_t>(std::min(size, probs.size() - b * size)));
+        return solve(model, sub, 1, 0, {});
+    };
+    std::function<void(std::int64_t, std::int64_t)> blocks_done;
+    if (options_.progress) {
+        const auto total = static_cast<std::int64_t>(probs.size());
+        blocks_done = [this, total, size](std::int64_t done, std::int64_t) {
+            options_.progress(std::min<std::int64_t>(total, done * static_cast<std::int64_t>(size)), total, "fits");
+        };
+    }
+    // The n-th run() of this object: every rank makes the same calls in the same order.
+    const auto blocks = options_.held_runner(n_blocks, "held" + std::to_string(calls_), block_fn, blocks_done);
+    std::vector<FixedFitOutcome> out;
+    out.reserve(probs.size());
+    for (const auto& b : blocks) out.insert(out.end(), b.begin(), b.end());
+    if (out.size() != probs.size())
+        throw Error("held fits: " + std::to_string(out.size()) + " results for " + std::to_string(probs.size()) + " fits");
+    return out;
+}
+
+std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vector<FixedFitProblem>& problems,
+                                              int threads, std::int64_t done_before, const ProgressFn& progress) {
+    std::vector<FixedFitProblem> probs = problems;
     std::vector<FixedFitOutcome> out(probs.size());
     std::vector<std::size_t> single;
     if (options_.batched && !probs.empty()) {
-        const Problem& p = problem_;
+        // A worker's model has its own backend: its data and scaled problem live there.
+        const bool own = &model == &model_;
+        const Tensor data_t = own ? data_t_ : model.backend()->from_host(data_);
+        Problem p = own ? problem_ : make_problem(model, data_t, config_);
         std::vector<PinnedStart> starts(probs.size());
         for (std::size_t k = 0; k < probs.size(); ++k) {
             starts[k].y = p.to_y(probs[k].start);
@@ -117,8 +161,8 @@ std::vector<FixedFitOutcome> FixedFits::run(const std::vector<FixedFitProblem>& 
         }
         // A thousand times below the fits' tolerance: an edm of 1e-9 still allows the POI to be 4e-5 of its
         // uncertainty off, a thousandth of a small impact; the last steps of the batch are cheap.
-        const double tol = 1e-3 * (options_.fit.tolerance > 0 ? options_.fit.tolerance : default_tolerance(model_));
-        auto sol = solve_pinned_batch(model_, data_t_, problem_, cov_y_, starts, tol);
+        const double tol = 1e-3 * (options_.fit.tolerance > 0 ? options_.fit.tolerance : default_tolerance(model));
+        auto sol = solve_pinned_batch(model, data_t, p, cov_y_, starts, tol);
         for (std::size_t k = 0; k < probs.size(); ++k) {
             out[k].bestfit = sol[k].x;
             for (const auto& [i, v] : probs[k].fixed) out[k].bestfit[static_cast<std::size_t>(i)] = v;
@@ -130,7 +174,6 @@ std::vector<FixedFitOutcome> FixedFits::run(const std::vector<FixedFitProblem>& 
                 os.precision(3);
                 os << "converged (batched): edm " << sol[k].edm << " after " << sol[k].iterations << " iterations";
                 out[k].reason = os.str();
-                ++n_batched;
             } else {
                 // The batch's best point is the better start.
                 if (std::isfinite(sol[k].f)) probs[k].start = out[k].bestfit;
@@ -140,21 +183,22 @@ std::vector<FixedFitOutcome> FixedFits::run(const std::vector<FixedFitProblem>& 
     } else {
         for (std::size_t k = 0; k < probs.size(); ++k) single.push_back(k);
     }
-    const auto done = static_cast<std::int64_t>(probs.size() - single.size());
-    if (options_.progress) options_.progress(done, static_cast<std::int64_t>(probs.size()), "fits");
-    if (!single.empty()) run_single(probs, single, out, done);
+    const auto done = done_before + static_cast<std::int64_t>(probs.size() - single.size());
+    if (progress) progress(done, done_before + static_cast<std::int64_t>(probs.size()), "fits");
+    if (!single.empty()) run_single(model, threads, probs, single, out, done, progress);
     return out;
 }
 
-void FixedFits::run_single(const std::vector<FixedFitProblem>& problems, const std::vector<std::size_t>& which,
-                           std::vector<FixedFitOutcome>& out, std::int64_t done_before) {
-    n_single += static_cast<std::int64_t>(which.size());
-    int nthreads = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
+void FixedFits::run_single(const Model& model, int threads, const std::vector<FixedFitProblem>& problems,
+                           const std::vector<std::size_t>& which, std::vector<FixedFitOutcome>& out,
+                           std::int64_t done_before, const ProgressFn& progress) {
+    int nthreads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
     nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(which.size())));
-    // Threads never share a backend: worker t > 0 fits on its own copy of the model.
+    // Threads never share a backend: worker t > 0 fits on its own copy of this object's model.
+    if (&model != &model_) nthreads = 1;
     while (static_cast<int>(workers_.size()) < nthreads - 1) workers_.push_back(model_.clone());
 
-    auto fit_one = [&](const Model& model, const FixedFitProblem& pr, FixedFitOutcome& o) {
+    auto fit_one = [&](const Model& m, const FixedFitProblem& pr, FixedFitOutcome& o) {
         try {
             FitConfig c = config_;
             for (const auto& [i, v] : pr.fixed) {
@@ -166,7 +210,7 @@ void FixedFits::run_single(const std::vector<FixedFitProblem>& problems, const s
             FitOptions fo = options_.fit;
             fo.uncertainties = false;
             fo.start = pr.start;
-            FitResult r = fit(model, data_, c, fo);
+            FitResult r = fit(m, data_, c, fo);
             o.bestfit = std::move(r.bestfit);
             o.twice_nll = r.twice_nll;
             o.converged = r.converged;
@@ -183,10 +227,10 @@ void FixedFits::run_single(const std::vector<FixedFitProblem>& problems, const s
     std::atomic<std::int64_t> done{done_before};
     const auto total = done_before + static_cast<std::int64_t>(which.size());
     auto worker = [&](int t) {
-        const Model& m = t == 0 ? model_ : *workers_[static_cast<std::size_t>(t - 1)];
+        const Model& m = t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)];
         for (std::size_t j = next++; j < which.size(); j = next++) {
             fit_one(m, problems[which[j]], out[which[j]]);
-            if (options_.progress) options_.progress(++done, total, "fits");
+            if (progress) progress(++done, total, "fits");
         }
     };
     std::vector<std::thread> pool;

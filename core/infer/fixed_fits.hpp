@@ -24,13 +24,7 @@ struct FixedFitProblem {
     std::vector<double> start;  // all parameters; empty = the linear prediction from the free fit
 };
 
-struct FixedFitOutcome {
-    std::vector<double> bestfit;
-    double twice_nll = 0.0;
-    bool converged = false;
-    bool batched = false;  // finished in the batched fit
-    std::string reason;
-};
+using FixedFitOutcome = HeldFit;
 
 // One batched solve of K fixed fits in the scaled variables of `p` (which frees every parameter the
 // configuration does not fix), preconditioned by cov_y, the free fit's inverse Hessian in those variables [F, F].
@@ -79,9 +73,18 @@ public:
 
 private:
     void set_free_fit(FitResult r);
-    // Fits problems[which[i]] alone with fit(), on the worker threads, into out[which[i]].
-    void run_single(const std::vector<FixedFitProblem>& problems, const std::vector<std::size_t>& which,
-                    std::vector<FixedFitOutcome>& out, std::int64_t done_before = 0);
+    // Problems with their starts filled in.
+    std::vector<FixedFitProblem> with_starts(const std::vector<FixedFitProblem>& problems) const;
+    // `probs` on `model` (this object's or a worker's): one batched fit, then alone with fit() where the batch
+    // did not converge (on `threads` threads, worker t > 0 on workers_[t - 1], when `model` is this one's).
+    std::vector<FixedFitOutcome> solve(const Model& model, const std::vector<FixedFitProblem>& probs, int threads,
+                                       std::int64_t done_before, const ProgressFn& progress);
+    // run() through options_.held_runner: blocks of options_.held_block problems.
+    std::vector<FixedFitOutcome> run_blocks(const std::vector<FixedFitProblem>& probs);
+    // Fits problems[which[i]] alone with fit() on `model`, on `threads` threads, into out[which[i]].
+    void run_single(const Model& model, int threads, const std::vector<FixedFitProblem>& problems,
+                    const std::vector<std::size_t>& which, std::vector<FixedFitOutcome>& out,
+                    std::int64_t done_before, const ProgressFn& progress);
 
     const Model& model_;
     std::vector<double> data_;
@@ -93,6 +96,7 @@ private:
     Problem problem_;             // every parameter free that the configuration leaves free
     std::vector<double> cov_y_;   // the free fit's covariance in the problem's scaled variables
     std::vector<std::unique_ptr<Model>> workers_;  // model copies for threads, made on first use
+    int calls_ = 0;  // run() calls so far: names the held runner's units
 };
 
 }  // namespace hf::infer::detail

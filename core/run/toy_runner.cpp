@@ -1,6 +1,8 @@
 // Toy blocks through the executor: the blocks of one hypotest are its units; every rank gets all results.
+#include <algorithm>
+
 #include "hfcore/distributed.hpp"
-#include "hfcore/errors.hpp"
+#include "run/model_units.hpp"
 
 namespace hf::infer {
 
@@ -30,11 +32,9 @@ ToyBlockResult from_json(const json::Value& v) {
 }  // namespace
 
 ToyRunner make_toy_runner(ModelFactory models, run::ExecutorOptions options) {
-    options.broadcast = true;  // every rank continues the hypotest (and an upper-limit search) in lockstep
     return [models = std::move(models), options](const std::vector<ToyBlock>& blocks, const std::string& tag,
                                                  const ToyBlockFn& fn) {
         std::vector<std::string> keys;
-        std::vector<std::int64_t> sizes;
         std::int64_t total = 0;
         for (const auto& b : blocks) {
             keys.push_back(tag + "/s" + std::to_string(b.stream) + "/" + std::to_string(b.first) + "+" +
@@ -49,18 +49,11 @@ ToyRunner make_toy_runner(ModelFactory models, run::ExecutorOptions options) {
                 cb(toys, total);
             };
         }
-        auto factory = [&](int worker) -> run::UnitFn {
-            std::shared_ptr<const Model> model = models(worker);
-            return [&, model](std::size_t unit) { return to_json(fn(*model, blocks[unit])); };
-        };
-        auto res = run::run_units(keys, factory, ex);
-        if (res.interrupted) throw run::Interrupted("toy-based hypotest interrupted");
+        const auto results = run::detail::run_model_units(
+            keys, models, ex, "toy-based hypotest",
+            [&](const Model& model, std::size_t unit) { return to_json(fn(model, blocks[unit])); });
         std::vector<ToyBlockResult> out;
-        for (std::size_t i = 0; i < res.results.size(); ++i) {
-            if (run::is_error(res.results[i]))
-                throw Error("toys " + keys[i] + ": " + res.results[i]["error"].as_string());
-            out.push_back(from_json(res.results[i]));
-        }
+        for (const auto& r : results) out.push_back(from_json(r));
         return out;
     };
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -59,6 +60,23 @@ ReportedUncertainties minuit_uncertainties(const Model& model, const std::vector
                                            const FitConfig& config = {});
 
 // What every diagnostic shares.
+// A fit with some parameters held at given values (one impact of a ranking, one point of a profile scan).
+struct HeldFit {
+    std::vector<double> bestfit;  // all parameters, the held ones at their values
+    double twice_nll = 0.0;
+    bool converged = false;
+    bool batched = false;  // finished in the batched fit (else refitted alone with fit())
+    std::string reason;
+};
+// Computes block `block` of a set of held fits on `model` (a worker's own model).
+using HeldFitBlockFn = std::function<std::vector<HeldFit>(const Model& model, std::size_t block)>;
+// Computes `n_blocks` blocks of one set of held fits (identified by `tag`, e.g. for a journal) and returns them
+// in block order on every rank; `blocks_done` (optional) is told (blocks done, n_blocks) on rank 0. Made by
+// make_held_fit_runner (hfcore/distributed.hpp) to use threads and MPI ranks.
+using HeldFitRunner = std::function<std::vector<std::vector<HeldFit>>(
+    std::size_t n_blocks, const std::string& tag, const HeldFitBlockFn& fn,
+    const std::function<void(std::int64_t done, std::int64_t total)>& blocks_done)>;
+
 struct DiagnosticOptions {
     FitConfig config;   // init / bounds / fixed of every fit (empty = the model's suggestion)
     FitOptions fit;     // options of the free fit and of single fixed fits
@@ -70,6 +88,11 @@ struct DiagnosticOptions {
     // Optional: called with (fits done, fits to run, label) as the fits with parameters held finish (ranking,
     // profile scans), also from worker threads, so it must be thread-safe (the CLI's ProgressBar::callback() is).
     ProgressFn progress;
+    // Optional: where the held fits of ranking and profile scans run, in blocks of `held_block` fits (a block
+    // is one batched fit; blocks are the units dealt to threads and ranks). Without it they run here, one batch.
+    // The blocks do not depend on the number of threads or ranks, so neither do the results.
+    HeldFitRunner held_runner;
+    std::int64_t held_block = 32;
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// Toy-based hypotests on threads and MPI ranks: a HypotestOptions::toy_runner that deals the toy blocks
+// Toy-based hypotests (and held fits) on threads and MPI ranks: a HypotestOptions::toy_runner that deals the toy blocks
 // through the executor (hfcore/executor.hpp), journals each block, and gives every rank the merged results, so
 // CLs is bit for bit the one-process value for any number of ranks and threads.
 //     hf::infer::HypotestOptions opts;
@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 
+#include "hfcore/diagnostics.hpp"
 #include "hfcore/executor.hpp"
 #include "hfcore/infer.hpp"
 
@@ -22,5 +23,10 @@ using ModelFactory = std::function<std::shared_ptr<const Model>(int worker)>;
 
 // Journal keys are "<tag>/s<stream>/<first>+<count>"; `options.progress` counts toys of the hypotest.
 ToyRunner make_toy_runner(ModelFactory models, run::ExecutorOptions options);
+
+// Ranking and profile scans on threads and MPI ranks: a DiagnosticOptions::held_runner that deals the blocks
+// of held fits through the executor (journal keys "<tag>/b<block>", tags "held<n>" for the n-th set of fits of
+// the diagnostic), so their results are the one-process results for any number of ranks and threads.
+HeldFitRunner make_held_fit_runner(ModelFactory models, run::ExecutorOptions options);
 
 }  // namespace hf::infer

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # MPI (issue 17): the same hfcore binary under mpirun (2 and 3 ranks, oversubscribed on 2 cores) gives the
 # one-process outputs byte for byte: a scan of eRJR patches with a failing patch among them, 2000 toys per
-# hypothesis (CLs bit for bit), a toy-based upper limit; and --threads does not change the toys either.
+# hypothesis (CLs bit for bit), a toy-based upper limit, a ranking and a profile scan; and --threads changes
+# none of them either.
 set -euo pipefail
 root=$PWD
 hfcore=$root/build/release/bin/hfcore
@@ -44,4 +45,17 @@ ul=(upper-limit "$ex" --calctype toybased --ntoys 300 --toy-batch 100 --scan 0,4
 "$hfcore" "${ul[@]}" --threads 1 --output-file "$tmp/ul1.json"
 "${mpirun[@]}" -np 3 "$hfcore" "${ul[@]}" --threads 1 --output-file "$tmp/ul3.json"
 same "$tmp/ul1.json" "$tmp/ul3.json" "toy-based upper limit, 3 ranks vs 1 process"
+# Ranking and a profile scan: their held fits in blocks dealt to threads and ranks (eRJR with one signal).
+first=("$erjr"/patch.ERJR_*.json)
+sig=("$erjr/BkgOnly.json" -p "${first[0]}")
+for cmd in "ranking" "profile --par mu_SIG --range 0,3,41"; do
+    name=${cmd%% *}
+    "$hfcore" $cmd "${sig[@]}" --threads 1 --output-file "$tmp/$name.1.json"
+    "$hfcore" $cmd "${sig[@]}" --threads 2 --output-file "$tmp/$name.t2.json"
+    same "$tmp/$name.1.json" "$tmp/$name.t2.json" "$name, 2 threads vs 1"
+    for np in 2 3; do
+        "${mpirun[@]}" -np $np "$hfcore" $cmd "${sig[@]}" --threads 1 --output-file "$tmp/$name.$np.json"
+        same "$tmp/$name.1.json" "$tmp/$name.$np.json" "$name, $np ranks vs 1 process"
+    done
+done
 echo "40-mpi: took $((SECONDS - t0)) s"

@@ -1,6 +1,6 @@
-// `hfcore scan` as a long run: interrupted by SIGINT/SIGTERM at random moments or killed (SIGKILL), then
-// resumed, it ends with the output of an uninterrupted run byte for byte; a stopped or killed run leaves no
-// final file (only its journal); an output path that cannot be written fails before the work.
+// `hfcore scan` (and a profile scan) as a long run: interrupted by SIGINT/SIGTERM at random moments or killed
+// (SIGKILL), then resumed, it ends with the output of an uninterrupted run byte for byte; a stopped or killed
+// run leaves no final file (only its journal); an output path that cannot be written fails before the work.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -180,6 +180,33 @@ TEST_F(ScanInterrupt, ResumeRefusesChangedOptions) {
     EXPECT_EQ(wait_for(r), 2);
     EXPECT_NE(read_text(r.err).find("differ"), std::string::npos) << read_text(r.err);
     EXPECT_FALSE(fs::exists(out));
+}
+
+// A profile scan's held fits are journaled by block: stopped by SIGINT after its first block, it resumes to the
+// output of an uninterrupted run (6400 grid points, about 2 s).
+TEST(ProfileInterrupt, StoppedThenResumedGivesTheSameOutput) {
+    const fs::path dir = fs::temp_directory_path() / ("hfcore_profile_interrupt_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::vector<std::string> args{"profile", example(), "--par", "mu", "--range", "0,3,80", "--par", "jes",
+                                        "--range", "-2,2,80", "--threads", "2", "--output-file"};
+    auto with = [&](const std::string& out, bool resume) {
+        auto a = args;
+        a.push_back((dir / out).string());
+        if (resume) a.push_back("--resume");
+        return a;
+    };
+    ASSERT_EQ(wait_for(spawn(with("reference.json", false), dir / "ref.err")), 0) << read_text(dir / "ref.err");
+    auto p = spawn(with("stopped.json", false), dir / "stop.err");
+    wait_for_first_unit(dir / "stopped.json.journal.jsonl", p.pid);
+    ::kill(p.pid, SIGINT);
+    ASSERT_EQ(wait_for(p), 130) << read_text(p.err);
+    EXPECT_FALSE(fs::exists(dir / "stopped.json"));
+    auto r = spawn(with("stopped.json", true), dir / "resume.err");
+    ASSERT_EQ(wait_for(r), 0) << read_text(r.err);
+    EXPECT_NE(read_text(r.err).find("resuming"), std::string::npos) << read_text(r.err);
+    EXPECT_EQ(read_text(dir / "stopped.json"), read_text(dir / "reference.json"));
+    fs::remove_all(dir);
 }
 
 TEST(CliOutput, AnUnwritableOutputFailsBeforeTheWork) {

@@ -1,0 +1,21 @@
+#include "run/model_units.hpp"
+
+#include "hfcore/errors.hpp"
+
+namespace hf::run::detail {
+
+std::vector<json::Value> run_model_units(const std::vector<std::string>& keys, const infer::ModelFactory& models,
+                                         ExecutorOptions options, const std::string& what, const ModelUnitFn& fn) {
+    options.broadcast = true;
+    auto factory = [&](int worker) -> UnitFn {
+        std::shared_ptr<const Model> model = models(worker);
+        return [&fn, model](std::size_t unit) { return fn(*model, unit); };
+    };
+    auto res = run_units(keys, factory, options);
+    if (res.interrupted) throw Interrupted(what + " interrupted");
+    for (std::size_t i = 0; i < res.results.size(); ++i)
+        if (is_error(res.results[i])) throw Error(what + " " + keys[i] + ": " + res.results[i]["error"].as_string());
+    return std::move(res.results);
+}
+
+}  // namespace hf::run::detail

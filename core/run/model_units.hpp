@@ -1,0 +1,21 @@
+// Units computed on each worker's own model through the executor, with every rank receiving all results: the
+// toy blocks of a hypotest and the blocks of held fits, whose callers continue in lockstep on every rank.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hfcore/distributed.hpp"
+
+namespace hf::run::detail {
+
+using ModelUnitFn = std::function<json::Value(const Model& model, std::size_t unit)>;
+
+// Runs the units `keys` (journal keys) on the models made by `models`, one per worker thread. Throws
+// Interrupted ("<what> interrupted") when a signal stopped the run, and Error naming the unit's key when a unit
+// failed; returns the results in unit order.
+std::vector<json::Value> run_model_units(const std::vector<std::string>& keys, const infer::ModelFactory& models,
+                                         ExecutorOptions options, const std::string& what, const ModelUnitFn& fn);
+
+}  // namespace hf::run::detail
