@@ -8,7 +8,6 @@
 #include <cstdio>
 
 #include "hfcore/backend.hpp"
-#include "hfcore/plugin/likelihood.hpp"
 #include "hfcore/infer.hpp"
 #include "infer/basins.hpp"
 #include "infer/stat_internal.hpp"
@@ -21,9 +20,10 @@ Tensor sample_toys(const Model& model, const std::vector<double>& pars, std::int
     auto& be = *model.backend();
     const std::int64_t n_main = model.n_main();
     const std::int64_t width = n_main + model.n_aux();
-    const auto& packed = packed_likelihood(model);
-    std::vector<double> sigma(static_cast<std::size_t>(width), 0.0);
-    for (std::size_t g = 0; g < packed.gauss_aux.size(); ++g) sigma[n_main + packed.gauss_aux[g]] = packed.gauss_sigma[g];
+    const std::vector<double> aux_sigma = model.aux_normal_widths();
+    std::vector<double> sigma(static_cast<std::size_t>(n_main), 0.0);  // main data: Poisson
+    sigma.insert(sigma.end(), aux_sigma.begin(), aux_sigma.end());
+    const bool any_normal = std::any_of(aux_sigma.begin(), aux_sigma.end(), [](double w) { return w > 0.0; });
 
     Tensor rate = model.expected_data(be.from_host(pars, {1, model.n_pars()}), true);  // [1, width]
     rate = rate.reshape({1, width});
@@ -34,7 +34,7 @@ Tensor sample_toys(const Model& model, const std::vector<double>& pars, std::int
     const std::uint64_t base_n = (static_cast<std::uint64_t>(2 * stream + 1) << 40) +
                                  static_cast<std::uint64_t>(first_toy) * static_cast<std::uint64_t>(width);
     Tensor pois = be.random_poisson(rate_k, seed, base_p);
-    if (packed.gauss_aux.empty()) return pois;
+    if (!any_normal) return pois;
     Tensor sig = be.from_host(sigma, {1, width});
     Tensor z = be.random_normal({count, width}, seed, base_n);
     Tensor gauss = be.binary(BinaryOp::add, rate_k, be.binary(BinaryOp::mul, z, sig));

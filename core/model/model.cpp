@@ -187,6 +187,14 @@ const std::string& Model::poi_name() const { return impl_->poi; }
 std::int64_t Model::poi_index() const { return impl_->poi_index; }
 const ModifierSettings& Model::modifier_settings() const { return impl_->settings; }
 const PackedLikelihood& packed_likelihood(const Model& model) { return model.impl_->packed; }
+
+std::vector<double> Model::aux_normal_widths() const {
+    const auto& packed = impl_->packed;
+    std::vector<double> sigma(static_cast<std::size_t>(n_aux()), 0.0);
+    for (std::size_t g = 0; g < packed.gauss_aux.size(); ++g)
+        sigma[static_cast<std::size_t>(packed.gauss_aux[g])] = packed.gauss_sigma[g];
+    return sigma;
+}
 const std::vector<std::int64_t>& Model::multimodal_parameters() const { return impl_->multimodal; }
 const char* Model::implementation() const { return impl_->likelihood->implementation(); }
 

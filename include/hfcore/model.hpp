@@ -72,6 +72,9 @@ public:
     // them) is large against the statistical precision of the bins they touch. Fits look for the other basins
     // of these parameters only. Index order; computed once when the model is compiled (core/model/multimodal.cpp).
     const std::vector<std::int64_t>& multimodal_parameters() const;
+    // Per aux datum [n_aux()]: the sigma of its normal constraint, 0 where the constraint is Poisson (toys draw
+    // normal aux data with these widths, Poisson ones from their rates).
+    std::vector<double> aux_normal_widths() const;
     const char* implementation() const;                          // which FusedLikelihood evaluates
 
     // ---- evaluations on device tensors: pars [K, P] (or [P]), data [N + A] or [K, N + A] ----
