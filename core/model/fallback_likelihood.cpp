@@ -289,6 +289,7 @@ private:
 }  // namespace
 
 std::unique_ptr<FusedLikelihood> make_fallback_likelihood(Backend& backend, const PackedLikelihood& packed) {
+    check_packed_likelihood(packed);
     return std::make_unique<FallbackLikelihood>(backend, packed);
 }
 

@@ -412,6 +412,7 @@ void Backend::reset_transfers() {
 std::unique_ptr<FusedLikelihood> PluginBackend::k_compile_likelihood(const PackedLikelihood&) { return nullptr; }
 
 std::unique_ptr<FusedLikelihood> compile_likelihood(Backend& backend, const PackedLikelihood& packed) {
+    check_packed_likelihood(packed);
     return static_cast<PluginBackend&>(backend).k_compile_likelihood(packed);
 }
 

@@ -88,8 +88,8 @@ template <class R>
 class CpuFused final : public FusedLikelihood {
 public:
     CpuFused(CpuBackend& be, const PackedLikelihood& pk) : be_(be) {
+        // Checked by the core (check_packed_likelihood) before it reaches a plugin.
         P_ = pk.n_pars, N_ = pk.n_main, A_ = pk.n_aux, E_ = pk.n_elements();
-        validate(pk);
         elem_bin_ = pk.elem_bin;
         elem_nom_.assign(pk.elem_nominal.begin(), pk.elem_nominal.end());
         f_off_ = pk.factor_offsets;
@@ -260,45 +260,6 @@ private:
     }
 
     static DType float_dtype_of() { return sizeof(R) == 4 ? DType::f32 : DType::f64; }
-
-    void validate(const PackedLikelihood& pk) const {
-        auto sz = [](const auto& v) { return static_cast<i64>(v.size()); };
-        if (P_ < 0 || N_ < 0 || A_ < 0) bad("negative sizes");
-        if (sz(pk.elem_nominal) != E_) bad("elem_nominal and elem_bin differ in length");
-        if (sz(pk.factor_offsets) != E_ + 1 || sz(pk.delta_offsets) != E_ + 1) bad("CSR offsets need E+1 entries");
-        const i64 F = sz(pk.factor_par), D = sz(pk.delta_par);
-        if (sz(pk.factor_kind) != F || sz(pk.factor_lo) != F || sz(pk.factor_hi) != F || sz(pk.factor_coef) != 6 * F)
-            bad("factor arrays differ in length");
-        if (sz(pk.delta_kind) != D || sz(pk.delta_lo) != D || sz(pk.delta_nom) != D || sz(pk.delta_hi) != D)
-            bad("delta arrays differ in length");
-        if (pk.factor_offsets[0] != 0 || pk.factor_offsets[E_] != F || pk.delta_offsets[0] != 0 ||
-            pk.delta_offsets[E_] != D)
-            bad("CSR offsets do not span the factor/delta arrays");
-        for (i64 e = 0; e < E_; ++e) {
-            if (pk.factor_offsets[e + 1] < pk.factor_offsets[e] || pk.delta_offsets[e + 1] < pk.delta_offsets[e])
-                bad("CSR offsets decrease at element " + std::to_string(e));
-            if (pk.elem_bin[e] < 0 || pk.elem_bin[e] >= N_) bad("element " + std::to_string(e) + " bin out of range");
-        }
-        auto check_par = [&](const std::vector<i32>& v, const char* what) {
-            for (i32 p : v)
-                if (p < 0 || p >= P_) bad(std::string(what) + " parameter index " + std::to_string(p) + " out of range");
-        };
-        check_par(pk.factor_par, "factor");
-        check_par(pk.delta_par, "delta");
-        check_par(pk.gauss_par, "gauss");
-        check_par(pk.pois_par, "poisson");
-        for (i32 k : pk.factor_kind)
-            if (k != kFactorLinear && k != kFactorNormsysCode1 && k != kFactorNormsysCode4)
-                bad("unknown factor kind " + std::to_string(k));
-        for (i32 k : pk.delta_kind)
-            if (k != kDeltaCode0 && k != kDeltaCode2 && k != kDeltaCode4p) bad("unknown delta kind " + std::to_string(k));
-        if (sz(pk.gauss_aux) != sz(pk.gauss_par) || sz(pk.gauss_sigma) != sz(pk.gauss_par))
-            bad("gauss arrays differ in length");
-        if (sz(pk.pois_aux) != sz(pk.pois_par) || sz(pk.pois_tau) != sz(pk.pois_par)) bad("poisson arrays differ in length");
-        for (const auto* v : {&pk.gauss_aux, &pk.pois_aux})
-            for (i32 a : *v)
-                if (a < 0 || a >= A_) bad("aux index " + std::to_string(a) + " out of range");
-    }
 
     i64 check_pars(const Tensor& pars, const char* op) const {
         be_.check_owner(pars, op);

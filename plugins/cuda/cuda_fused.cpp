@@ -1,4 +1,4 @@
-// Tier 2 of the cuda plugin: a PackedLikelihood checked, reorganised for the kernels (elements grouped by
+// Tier 2 of the cuda plugin: a PackedLikelihood (checked by the core) reorganised for the kernels (elements grouped by
 // bin, gradient slots grouped by parameter, an aux-data map) and uploaded once. An evaluation of K points
 // enqueues two or three kernels plus the pairwise row sums and returns device tensors: the caller's download
 // of the K results (and of the gradient when asked) is the only transfer.
@@ -11,29 +11,6 @@
 namespace hf::cuda {
 
 namespace {
-
-[[noreturn]] void bad(const std::string& what) { throw ShapeError("cuda: compile_likelihood: " + what); }
-
-void expect_size(std::size_t got, std::int64_t want, const char* name) {
-    if (static_cast<std::int64_t>(got) != want)
-        bad(std::string(name) + " has " + std::to_string(got) + " entries, expected " + std::to_string(want));
-}
-
-void expect_range(const std::vector<std::int32_t>& v, std::int64_t n, const char* name) {
-    for (std::size_t i = 0; i < v.size(); ++i)
-        if (v[i] < 0 || v[i] >= n)
-            bad(std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(v[i]) + " is outside [0, " +
-                std::to_string(n) + ")");
-}
-
-void expect_offsets(const std::vector<std::int32_t>& off, std::int64_t elements, std::int64_t total,
-                    const char* name) {
-    expect_size(off.size(), elements + 1, name);
-    if (off.front() != 0 || off.back() != total)
-        bad(std::string(name) + " must run from 0 to " + std::to_string(total));
-    for (std::size_t i = 1; i < off.size(); ++i)
-        if (off[i] < off[i - 1]) bad(std::string(name) + " decreases at " + std::to_string(i));
-}
 
 class CudaFusedLikelihood final : public FusedLikelihood {
 public:
@@ -77,48 +54,12 @@ const void* CudaFusedLikelihood::reals(const std::vector<double>& v) {
 CudaFusedLikelihood::CudaFusedLikelihood(CudaBackend& backend, const PackedLikelihood& pk)
     : b_(backend), dt_(backend.float_dtype()) {
     const std::int64_t P = pk.n_pars, N = pk.n_main, A = pk.n_aux, E = pk.n_elements();
-    if (P < 0 || N < 0 || A < 0) bad("negative sizes");
+    // Checked by the core (check_packed_likelihood) before it reaches a plugin.
     const std::int64_t F = static_cast<std::int64_t>(pk.factor_par.size());
     const std::int64_t D = static_cast<std::int64_t>(pk.delta_par.size());
     const std::int64_t G = static_cast<std::int64_t>(pk.gauss_par.size());
     const std::int64_t Q = static_cast<std::int64_t>(pk.pois_par.size());
-    if (E > INT32_MAX || F > INT32_MAX || D > INT32_MAX || F + D + G + Q > INT32_MAX)
-        bad("more than 2^31 elements or modifiers");
-
-    expect_size(pk.elem_nominal.size(), E, "elem_nominal");
-    expect_range(pk.elem_bin, N, "elem_bin");
-    expect_offsets(pk.factor_offsets, E, F, "factor_offsets");
-    expect_offsets(pk.delta_offsets, E, D, "delta_offsets");
-    expect_range(pk.factor_par, P, "factor_par");
-    expect_size(pk.factor_kind.size(), F, "factor_kind");
-    expect_size(pk.factor_lo.size(), F, "factor_lo");
-    expect_size(pk.factor_hi.size(), F, "factor_hi");
-    for (std::int64_t f = 0; f < F; ++f) {
-        const int k = pk.factor_kind[f];
-        if (k != kFactorLinear && k != kFactorNormsysCode1 && k != kFactorNormsysCode4)
-            bad("factor_kind[" + std::to_string(f) + "] = " + std::to_string(k) + " is not a known kind");
-    }
-    std::vector<double> coef = pk.factor_coef;
-    if (coef.empty()) coef.assign(static_cast<std::size_t>(F * 6), 0.0);
-    expect_size(coef.size(), F * 6, "factor_coef");
-    expect_range(pk.delta_par, P, "delta_par");
-    expect_size(pk.delta_kind.size(), D, "delta_kind");
-    expect_size(pk.delta_lo.size(), D, "delta_lo");
-    expect_size(pk.delta_nom.size(), D, "delta_nom");
-    expect_size(pk.delta_hi.size(), D, "delta_hi");
-    for (std::int64_t d = 0; d < D; ++d) {
-        const int k = pk.delta_kind[d];
-        if (k != kDeltaCode0 && k != kDeltaCode2 && k != kDeltaCode4p)
-            bad("delta_kind[" + std::to_string(d) + "] = " + std::to_string(k) + " is not a known kind");
-    }
-    expect_range(pk.gauss_par, P, "gauss_par");
-    expect_size(pk.gauss_aux.size(), G, "gauss_aux");
-    expect_range(pk.gauss_aux, A, "gauss_aux");
-    expect_size(pk.gauss_sigma.size(), G, "gauss_sigma");
-    expect_range(pk.pois_par, P, "pois_par");
-    expect_size(pk.pois_aux.size(), Q, "pois_aux");
-    expect_range(pk.pois_aux, A, "pois_aux");
-    expect_size(pk.pois_tau.size(), Q, "pois_tau");
+    const std::vector<double>& coef = pk.factor_coef;
 
     // Elements grouped by bin, each group in element order.
     std::vector<std::int32_t> bin_offsets(static_cast<std::size_t>(N + 1), 0), bin_elems(static_cast<std::size_t>(E));

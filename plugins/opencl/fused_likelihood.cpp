@@ -14,27 +14,6 @@ namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw ShapeError("opencl: compile_likelihood: " + what); }
 
-template <class V>
-void expect_size(const V& v, std::size_t n, const char* name) {
-    if (v.size() != n)
-        bad(std::string(name) + " has " + std::to_string(v.size()) + " entries, expected " + std::to_string(n));
-}
-
-void expect_range(const std::vector<std::int32_t>& v, std::int64_t hi, const char* name, const char* bound) {
-    for (std::size_t i = 0; i < v.size(); ++i)
-        if (v[i] < 0 || v[i] >= hi)
-            bad(std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(v[i]) + " is outside [0, " +
-                bound + " = " + std::to_string(hi) + ")");
-}
-
-void expect_offsets(const std::vector<std::int32_t>& off, std::size_t n_items, std::size_t total, const char* name) {
-    expect_size(off, n_items + 1, name);
-    if (off.front() != 0 || static_cast<std::size_t>(off.back()) != total)
-        bad(std::string(name) + " must run from 0 to " + std::to_string(total));
-    for (std::size_t i = 0; i + 1 < off.size(); ++i)
-        if (off[i + 1] < off[i]) bad(std::string(name) + " decreases at " + std::to_string(i));
-}
-
 // CSR of `keys` (values in [0, n)): offsets [n+1] and the item ids grouped by key, in item order.
 void group_by(const std::vector<std::int32_t>& keys, std::int64_t n, std::vector<std::int32_t>& off,
               std::vector<std::int32_t>& items) {
@@ -51,41 +30,9 @@ void group_by(const std::vector<std::int32_t>& keys, std::int64_t n, std::vector
 OpenCLFusedLikelihood::OpenCLFusedLikelihood(OpenCLBackend& backend, const PackedLikelihood& pk)
     : be_(backend), prog_(backend.real_program(backend.float_dtype())) {
     const std::int64_t P = pk.n_pars, N = pk.n_main, A = pk.n_aux, E = pk.n_elements();
-    if (P < 0 || N < 0 || A < 0) bad("negative sizes");
+    // Checked by the core (check_packed_likelihood) before it reaches a plugin.
     const std::size_t F = pk.factor_par.size(), D = pk.delta_par.size();
     const std::size_t G = pk.gauss_par.size(), Q = pk.pois_par.size();
-    expect_size(pk.elem_nominal, static_cast<std::size_t>(E), "elem_nominal");
-    expect_offsets(pk.factor_offsets, static_cast<std::size_t>(E), F, "factor_offsets");
-    expect_offsets(pk.delta_offsets, static_cast<std::size_t>(E), D, "delta_offsets");
-    expect_size(pk.factor_kind, F, "factor_kind");
-    expect_size(pk.factor_lo, F, "factor_lo");
-    expect_size(pk.factor_hi, F, "factor_hi");
-    expect_size(pk.factor_coef, 6 * F, "factor_coef");
-    expect_size(pk.delta_kind, D, "delta_kind");
-    expect_size(pk.delta_lo, D, "delta_lo");
-    expect_size(pk.delta_nom, D, "delta_nom");
-    expect_size(pk.delta_hi, D, "delta_hi");
-    expect_size(pk.gauss_aux, G, "gauss_aux");
-    expect_size(pk.gauss_sigma, G, "gauss_sigma");
-    expect_size(pk.pois_aux, Q, "pois_aux");
-    expect_size(pk.pois_tau, Q, "pois_tau");
-    expect_range(pk.elem_bin, N, "elem_bin", "n_main");
-    expect_range(pk.factor_par, P, "factor_par", "n_pars");
-    expect_range(pk.delta_par, P, "delta_par", "n_pars");
-    expect_range(pk.gauss_par, P, "gauss_par", "n_pars");
-    expect_range(pk.pois_par, P, "pois_par", "n_pars");
-    expect_range(pk.gauss_aux, A, "gauss_aux", "n_aux");
-    expect_range(pk.pois_aux, A, "pois_aux", "n_aux");
-    for (std::size_t f = 0; f < F; ++f) {
-        const int k = pk.factor_kind[f];
-        if (k != kFactorLinear && k != kFactorNormsysCode1 && k != kFactorNormsysCode4)
-            bad("factor_kind[" + std::to_string(f) + "] = " + std::to_string(k) + " is not a FactorKind");
-    }
-    for (std::size_t d = 0; d < D; ++d) {
-        const int k = pk.delta_kind[d];
-        if (k != kDeltaCode0 && k != kDeltaCode2 && k != kDeltaCode4p)
-            bad("delta_kind[" + std::to_string(d) + "] = " + std::to_string(k) + " is not a DeltaKind");
-    }
     if (E + static_cast<std::int64_t>(F + D + G + Q) * 2 + N + P * 4 + A > INT32_MAX) bad("model too large");
 
     // Derived tables: the element of each factor / delta, elements grouped by bin, and per parameter the

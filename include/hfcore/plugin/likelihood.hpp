@@ -79,8 +79,12 @@ public:
     virtual const char* implementation() const = 0;  // e.g. "cpu fused", "tier-1 fallback"
 };
 
-// The backend's fused kernels for `packed` (its PluginBackend::k_compile_likelihood), or nullptr when the
-// plugin offers none.
+// Throws ShapeError naming the first inconsistent array (sizes, CSR offsets, indices out of range, unknown
+// kinds). compile_likelihood() and the core fallback call it, so plugins receive checked likelihoods only.
+void check_packed_likelihood(const PackedLikelihood& packed);
+
+// The backend's fused kernels for `packed` (checked first; its PluginBackend::k_compile_likelihood), or
+// nullptr when the plugin offers none.
 std::unique_ptr<FusedLikelihood> compile_likelihood(Backend& backend, const PackedLikelihood& packed);
 
 // What a Model compiled its workspace into (for plugin tests: the same likelihood on another backend).
