@@ -7,6 +7,7 @@
 
 #include "cuda_backend.hpp"
 #include "cuda_kernels.hpp"
+#include "fused_tables.hpp"
 
 namespace hf::cuda {
 
@@ -53,7 +54,7 @@ const void* CudaFusedLikelihood::reals(const std::vector<double>& v) {
 
 CudaFusedLikelihood::CudaFusedLikelihood(CudaBackend& backend, const PackedLikelihood& pk)
     : b_(backend), dt_(backend.float_dtype()) {
-    const std::int64_t P = pk.n_pars, N = pk.n_main, A = pk.n_aux, E = pk.n_elements();
+    const std::int64_t P = pk.n_pars, N = pk.n_main, A = pk.n_aux;
     // Checked by the core (check_packed_likelihood) before it reaches a plugin.
     const std::int64_t F = static_cast<std::int64_t>(pk.factor_par.size());
     const std::int64_t D = static_cast<std::int64_t>(pk.delta_par.size());
@@ -62,13 +63,8 @@ CudaFusedLikelihood::CudaFusedLikelihood(CudaBackend& backend, const PackedLikel
     const std::vector<double>& coef = pk.factor_coef;
 
     // Elements grouped by bin, each group in element order.
-    std::vector<std::int32_t> bin_offsets(static_cast<std::size_t>(N + 1), 0), bin_elems(static_cast<std::size_t>(E));
-    for (std::int64_t e = 0; e < E; ++e) bin_offsets[pk.elem_bin[e] + 1]++;
-    for (std::int64_t b = 0; b < N; ++b) bin_offsets[b + 1] += bin_offsets[b];
-    {
-        std::vector<std::int32_t> next(bin_offsets.begin(), bin_offsets.end() - 1);
-        for (std::int64_t e = 0; e < E; ++e) bin_elems[next[pk.elem_bin[e]]++] = static_cast<std::int32_t>(e);
-    }
+    std::vector<std::int32_t> bin_offsets, bin_elems;
+    fused_tables::group_by(pk.elem_bin, N, bin_offsets, bin_elems);
 
     // Gradient slots grouped by parameter: factors, deltas, Gaussian then Poisson constraints of each.
     std::vector<std::int32_t> par_offsets(static_cast<std::size_t>(P + 1), 0);
@@ -87,16 +83,9 @@ CudaFusedLikelihood::CudaFusedLikelihood(CudaBackend& backend, const PackedLikel
     std::vector<std::int32_t> gauss_slot = slots(pk.gauss_par), pois_slot = slots(pk.pois_par);
 
     // Expected aux data: the constrained parameter of each aux entry, times tau for Poisson constraints.
-    std::vector<std::int32_t> aux_par(static_cast<std::size_t>(A), -1);
-    std::vector<double> aux_scale(static_cast<std::size_t>(A), 0.0);
-    for (std::int64_t g = 0; g < G; ++g) {
-        aux_par[pk.gauss_aux[g]] = pk.gauss_par[g];
-        aux_scale[pk.gauss_aux[g]] = 1.0;
-    }
-    for (std::int64_t q = 0; q < Q; ++q) {
-        aux_par[pk.pois_aux[q]] = pk.pois_par[q];
-        aux_scale[pk.pois_aux[q]] = pk.pois_tau[q];
-    }
+    const fused_tables::AuxMap aux = fused_tables::aux_map(pk);
+    const std::vector<std::int32_t>& aux_par = aux.aux_par;
+    const std::vector<double>& aux_scale = aux.aux_scale;
 
     v_.n_pars = P;
     v_.n_main = N;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "fused_tables.hpp"
 #include "hfcore/errors.hpp"
 
 namespace hf::ocl {
@@ -13,17 +14,6 @@ namespace hf::ocl {
 namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw ShapeError("opencl: compile_likelihood: " + what); }
-
-// CSR of `keys` (values in [0, n)): offsets [n+1] and the item ids grouped by key, in item order.
-void group_by(const std::vector<std::int32_t>& keys, std::int64_t n, std::vector<std::int32_t>& off,
-              std::vector<std::int32_t>& items) {
-    off.assign(static_cast<std::size_t>(n) + 1, 0);
-    for (std::int32_t k : keys) ++off[static_cast<std::size_t>(k) + 1];
-    for (std::size_t i = 1; i < off.size(); ++i) off[i] += off[i - 1];
-    items.assign(keys.size(), 0);
-    std::vector<std::int32_t> fill(off.begin(), off.end() - 1);
-    for (std::size_t i = 0; i < keys.size(); ++i) items[static_cast<std::size_t>(fill[keys[i]]++)] = static_cast<std::int32_t>(i);
-}
 
 }  // namespace
 
@@ -44,21 +34,14 @@ OpenCLFusedLikelihood::OpenCLFusedLikelihood(OpenCLBackend& backend, const Packe
     }
     std::vector<std::int32_t> bin_off, bin_elems, par_fac_off, par_fac, par_del_off, par_del, par_gauss_off,
         par_gauss, par_pois_off, par_pois;
-    group_by(pk.elem_bin, N, bin_off, bin_elems);
-    group_by(pk.factor_par, P, par_fac_off, par_fac);
-    group_by(pk.delta_par, P, par_del_off, par_del);
-    group_by(pk.gauss_par, P, par_gauss_off, par_gauss);
-    group_by(pk.pois_par, P, par_pois_off, par_pois);
-    std::vector<std::int32_t> aux_par(static_cast<std::size_t>(A), -1);
-    std::vector<double> aux_scale(static_cast<std::size_t>(A), 0.0);
-    for (std::size_t g = 0; g < G; ++g) {
-        aux_par[pk.gauss_aux[g]] = pk.gauss_par[g];
-        aux_scale[pk.gauss_aux[g]] = 1.0;
-    }
-    for (std::size_t q = 0; q < Q; ++q) {
-        aux_par[pk.pois_aux[q]] = pk.pois_par[q];
-        aux_scale[pk.pois_aux[q]] = pk.pois_tau[q];
-    }
+    fused_tables::group_by(pk.elem_bin, N, bin_off, bin_elems);
+    fused_tables::group_by(pk.factor_par, P, par_fac_off, par_fac);
+    fused_tables::group_by(pk.delta_par, P, par_del_off, par_del);
+    fused_tables::group_by(pk.gauss_par, P, par_gauss_off, par_gauss);
+    fused_tables::group_by(pk.pois_par, P, par_pois_off, par_pois);
+    const fused_tables::AuxMap aux = fused_tables::aux_map(pk);
+    const std::vector<std::int32_t>& aux_par = aux.aux_par;
+    const std::vector<double>& aux_scale = aux.aux_scale;
 
     std::vector<std::int32_t> meta(HF_META_COUNT, 0), itab;
     std::vector<double> rtab;
