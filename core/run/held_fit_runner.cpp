@@ -11,11 +11,8 @@ json::Value to_json(const std::vector<HeldFit>& fits) {
     json::Array a;
     a.reserve(fits.size());
     for (const auto& f : fits) {
-        json::Array x;
-        x.reserve(f.bestfit.size());
-        for (double v : f.bestfit) x.emplace_back(v);
         json::Object o;
-        o.set("bestfit", json::Value(std::move(x)));
+        o.set("bestfit", run::detail::to_json_array(f.bestfit));
         o.set("twice_nll", json::Value(f.twice_nll));
         o.set("converged", json::Value(f.converged));
         o.set("batched", json::Value(f.batched));
@@ -29,7 +26,7 @@ std::vector<HeldFit> from_json(const json::Value& v) {
     std::vector<HeldFit> out;
     for (const auto& o : v.as_array()) {
         HeldFit f;
-        for (const auto& x : o["bestfit"].as_array()) f.bestfit.push_back(x.as_double());
+        f.bestfit = run::detail::doubles_of(o["bestfit"]);
         f.twice_nll = o["twice_nll"].as_double();
         f.converged = o["converged"].as_bool();
         f.batched = o["batched"].as_bool();

@@ -4,6 +4,20 @@
 
 namespace hf::run::detail {
 
+json::Value to_json_array(const std::vector<double>& v) {
+    json::Array a;
+    a.reserve(v.size());
+    for (double x : v) a.emplace_back(x);
+    return json::Value(std::move(a));
+}
+
+std::vector<double> doubles_of(const json::Value& array) {
+    std::vector<double> v;
+    v.reserve(array.as_array().size());
+    for (const auto& x : array.as_array()) v.push_back(x.as_double());
+    return v;
+}
+
 std::vector<json::Value> run_model_units(const std::vector<std::string>& keys, const infer::ModelFactory& models,
                                          ExecutorOptions options, const std::string& what, const ModelUnitFn& fn) {
     options.broadcast = true;

@@ -12,6 +12,10 @@ namespace hf::run::detail {
 
 using ModelUnitFn = std::function<json::Value(const Model& model, std::size_t unit)>;
 
+// A unit's vector of numbers as JSON and back (exact: numbers are written with 17 digits).
+json::Value to_json_array(const std::vector<double>& v);
+std::vector<double> doubles_of(const json::Value& array);
+
 // Runs the units `keys` (journal keys) on the models made by `models`, one per worker thread. Throws
 // Interrupted ("<what> interrupted") when a signal stopped the run, and Error naming the unit's key when a unit
 // failed; returns the results in unit order.

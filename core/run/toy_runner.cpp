@@ -9,11 +9,8 @@ namespace hf::infer {
 namespace {
 
 json::Value to_json(const ToyBlockResult& r) {
-    json::Array q;
-    q.reserve(r.teststats.size());
-    for (double x : r.teststats) q.emplace_back(x);
     json::Object o;
-    o.set("teststats", json::Value(std::move(q)));
+    o.set("teststats", run::detail::to_json_array(r.teststats));
     o.set("batched", json::Value(r.batched));
     o.set("fallback", json::Value(r.fallback));
     o.set("failed", json::Value(r.failed));
@@ -22,7 +19,7 @@ json::Value to_json(const ToyBlockResult& r) {
 
 ToyBlockResult from_json(const json::Value& v) {
     ToyBlockResult r;
-    for (const auto& x : v["teststats"].as_array()) r.teststats.push_back(x.as_double());
+    r.teststats = run::detail::doubles_of(v["teststats"]);
     r.batched = static_cast<std::int64_t>(v["batched"].as_double());
     r.fallback = static_cast<std::int64_t>(v["fallback"].as_double());
     r.failed = static_cast<std::int64_t>(v["failed"].as_double());

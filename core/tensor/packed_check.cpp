@@ -1,5 +1,7 @@
 // The one check of a PackedLikelihood, made before any plugin (or the core fallback) sees it: plugins may
 // then index their tables without checking. A third-party plugin gets the same guarantee.
+#include <algorithm>
+#include <initializer_list>
 #include <string>
 
 #include "hfcore/errors.hpp"
@@ -31,6 +33,12 @@ void expect_offsets(const std::vector<std::int32_t>& off, std::int64_t elements,
         if (off[i] < off[i - 1]) bad(std::string(name) + " decreases at " + std::to_string(i));
 }
 
+void expect_kinds(const std::vector<std::int32_t>& v, std::initializer_list<std::int32_t> known, const char* name) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (std::find(known.begin(), known.end(), v[i]) == known.end())
+            bad(std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(v[i]) + " is not a known kind");
+}
+
 }  // namespace
 
 void check_packed_likelihood(const PackedLikelihood& pk) {
@@ -51,21 +59,13 @@ void check_packed_likelihood(const PackedLikelihood& pk) {
     expect_size(pk.factor_lo, F, "factor_lo");
     expect_size(pk.factor_hi, F, "factor_hi");
     expect_size(pk.factor_coef, 6 * F, "factor_coef");
-    for (std::int64_t f = 0; f < F; ++f) {
-        const auto k = pk.factor_kind[static_cast<std::size_t>(f)];
-        if (k != kFactorLinear && k != kFactorNormsysCode1 && k != kFactorNormsysCode4)
-            bad("factor_kind[" + std::to_string(f) + "] = " + std::to_string(k) + " is not a known kind");
-    }
+    expect_kinds(pk.factor_kind, {kFactorLinear, kFactorNormsysCode1, kFactorNormsysCode4}, "factor_kind");
     expect_range(pk.delta_par, P, "delta_par", "n_pars");
     expect_size(pk.delta_kind, D, "delta_kind");
     expect_size(pk.delta_lo, D, "delta_lo");
     expect_size(pk.delta_nom, D, "delta_nom");
     expect_size(pk.delta_hi, D, "delta_hi");
-    for (std::int64_t d = 0; d < D; ++d) {
-        const auto k = pk.delta_kind[static_cast<std::size_t>(d)];
-        if (k != kDeltaCode0 && k != kDeltaCode2 && k != kDeltaCode4p)
-            bad("delta_kind[" + std::to_string(d) + "] = " + std::to_string(k) + " is not a known kind");
-    }
+    expect_kinds(pk.delta_kind, {kDeltaCode0, kDeltaCode2, kDeltaCode4p}, "delta_kind");
     expect_range(pk.gauss_par, P, "gauss_par", "n_pars");
     expect_size(pk.gauss_aux, G, "gauss_aux");
     expect_range(pk.gauss_aux, A, "gauss_aux", "n_aux");
