@@ -3,7 +3,16 @@
 #include "cpu_math.hpp"
 
 // GCC and Clang on x86-64 build each entry point three times and pick one through an ifunc at load time.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// Not under ThreadSanitizer: the ifunc resolvers run while the plugin is being relocated, before the
+// instrumentation they contain can be called (the plugin crashes in dlopen).
+#if defined(__SANITIZE_THREAD__)
+#define HF_CPU_NO_CLONES_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HF_CPU_NO_CLONES_UNDER_TSAN 1
+#endif
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(HF_CPU_NO_CLONES_UNDER_TSAN)
 #define HF_CPU_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #define HF_CPU_HAVE_CLONES 1
 #else
