@@ -110,7 +110,7 @@ std::vector<FixedFitOutcome> FixedFits::run(const std::vector<FixedFitProblem>& 
     ++calls_;
     std::vector<FixedFitOutcome> out = options_.held_runner && !probs.empty()
                                            ? run_blocks(probs)
-                                           : solve(model_, probs, options_.threads, 0, options_.progress);
+                                           : solve(model_, probs, options_.threads, options_.progress);
     for (const auto& o : out) ++(o.batched ? n_batched : n_single);
     return out;
 }
@@ -121,7 +121,7 @@ std::vector<FixedFitOutcome> FixedFits::run_blocks(const std::vector<FixedFitPro
     auto block_fn = [&](const Model& model, std::size_t b) {
         const auto first = probs.begin() + static_cast<std::ptrdiff_t>(b * size);
         const std::vector<FixedFitProblem> sub(first, first + static_cast<std::ptrdiff_t>(std::min(size, probs.size() - b * size)));
-        return solve(model, sub, 1, 0, {});
+        return solve(model, sub, 1, {});
     };
     std::function<void(std::int64_t, std::int64_t)> blocks_done;
     if (options_.progress) {
@@ -141,7 +141,7 @@ std::vector<FixedFitOutcome> FixedFits::run_blocks(const std::vector<FixedFitPro
 }
 
 std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vector<FixedFitProblem>& problems,
-                                              int threads, std::int64_t done_before, const ProgressFn& progress) {
+                                              int threads, const ProgressFn& progress) {
     std::vector<FixedFitProblem> probs = problems;
     std::vector<FixedFitOutcome> out(probs.size());
     std::vector<std::size_t> single;
@@ -183,8 +183,8 @@ std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vec
     } else {
         for (std::size_t k = 0; k < probs.size(); ++k) single.push_back(k);
     }
-    const auto done = done_before + static_cast<std::int64_t>(probs.size() - single.size());
-    if (progress) progress(done, done_before + static_cast<std::int64_t>(probs.size()), "fits");
+    const auto done = static_cast<std::int64_t>(probs.size() - single.size());
+    if (progress) progress(done, static_cast<std::int64_t>(probs.size()), "fits");
     if (!single.empty()) run_single(model, threads, probs, single, out, done, progress);
     return out;
 }

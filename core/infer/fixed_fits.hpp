@@ -78,7 +78,7 @@ private:
     // `probs` on `model` (this object's or a worker's): one batched fit, then alone with fit() where the batch
     // did not converge (on `threads` threads, worker t > 0 on workers_[t - 1], when `model` is this one's).
     std::vector<FixedFitOutcome> solve(const Model& model, const std::vector<FixedFitProblem>& probs, int threads,
-                                       std::int64_t done_before, const ProgressFn& progress);
+                                       const ProgressFn& progress);
     // run() through options_.held_runner: blocks of options_.held_block problems.
     std::vector<FixedFitOutcome> run_blocks(const std::vector<FixedFitProblem>& probs);
     // Fits problems[which[i]] alone with fit() on `model`, on `threads` threads, into out[which[i]].
