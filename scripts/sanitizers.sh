@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
-# Sanitizer passes (issue 18), each on a build of only what its suites need. Run by hand:
+# Sanitizer passes (issue 18), each on a build of only what its suites need; CI stage 60-sanitizers runs both.
 #     scripts/sanitizers.sh                 # both passes; SANITIZERS="asan" or "tsan" for one
-# Not yet a CI stage: without ccache the asan build of these suites took 22 min on the 2-core CI-like machine
-# (load ~2), which with the other stages (~20 min) is over CI's 40 minutes.
 #   asan  AddressSanitizer + UndefinedBehaviorSanitizer (preset asan: -O1 -g1, no CUDA, no benchmarks) over the
 #         model, workspace, inference, conformance (cpu and opencl plugins), plugin-loading and thread suites,
 #         leak checking on (suppressions for the OpenCL runtime only: scripts/sanitizers/lsan.supp);
