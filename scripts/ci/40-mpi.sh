@@ -2,7 +2,7 @@
 # MPI (issue 17): the same hfcore binary under mpirun (2 and 3 ranks, oversubscribed on 2 cores) gives the
 # one-process outputs byte for byte: a scan of eRJR patches with a failing patch among them, 2000 toys per
 # hypothesis (CLs bit for bit), a toy-based upper limit, a ranking and a profile scan; and --threads changes
-# none of them either.
+# none of them either. A rank killed mid-run loses nothing that reached rank 0: --resume finishes it.
 set -euo pipefail
 root=$PWD
 hfcore=$root/build/release/bin/hfcore
@@ -41,6 +41,32 @@ for np in 2 3; do
     "${mpirun[@]}" -np $np "$hfcore" "${toys[@]}" --threads 1 --output-file "$tmp/cls$np.json"
     same "$tmp/cls1.json" "$tmp/cls$np.json" "toys (CLs), $np ranks vs 1 process"
 done
+# A rank killed outright (SIGKILL to rank 1 while eRJR toys run in 32 blocks): the job ends, nothing of the
+# blocks that reached rank 0 is lost (its journal holds them), and --resume in one process finishes the run with
+# the CLs of an uninterrupted one, bit for bit.
+kt=(cls "$erjr/BkgOnly.json" -p "$(ls "$erjr"/patch.ERJR_*.json | head -1)" --calctype toybased --ntoys 1600
+    --toy-batch 100 --seed 3 --threads 1)
+"$hfcore" "${kt[@]}" --output-file "$tmp/kill1.json"
+"${mpirun[@]}" -np 2 "$hfcore" "${kt[@]}" --output-file "$tmp/kill2.json" > "$tmp/kill2.log" 2>&1 &
+mpirun_pid=$!
+rank1=""
+for _ in $(seq 200); do  # find rank 1 by its environment, then let it compute a while
+    for pid in $(pgrep -f "kill2.json" || true); do
+        tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1" && rank1=$pid
+    done
+    [ -n "$rank1" ] && break
+    sleep 0.05
+done
+[ -n "$rank1" ] || { echo "40-mpi: rank 1 of the toy run not found"; cat "$tmp/kill2.log"; exit 1; }
+journal=$tmp/kill2.json.journal.jsonl
+for _ in $(seq 600); do [ "$(grep -c . "$journal" 2>/dev/null || echo 0)" -ge 4 ] && break; sleep 0.05; done
+kill -KILL "$rank1"
+if wait "$mpirun_pid"; then echo "40-mpi: the toy run finished although rank 1 was killed"; exit 1; fi
+[ ! -e "$tmp/kill2.json" ] || { echo "40-mpi: a killed run left an output file"; exit 1; }
+kept=$(grep -c . "$journal" || true)
+[ "$kept" -ge 4 ] || { echo "40-mpi: the journal of the killed run holds $kept lines"; exit 1; }
+"$hfcore" "${kt[@]}" --output-file "$tmp/kill2.json" --resume
+same "$tmp/kill1.json" "$tmp/kill2.json" "toys with rank 1 killed after $kept journal lines, then --resume, vs 1 process"
 ul=(upper-limit "$ex" --calctype toybased --ntoys 300 --toy-batch 100 --scan 0,4,5)
 "$hfcore" "${ul[@]}" --threads 1 --output-file "$tmp/ul1.json"
 "${mpirun[@]}" -np 3 "$hfcore" "${ul[@]}" --threads 1 --output-file "$tmp/ul3.json"
