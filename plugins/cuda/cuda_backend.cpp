@@ -3,21 +3,39 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "cuda_kernels.hpp"
 
 namespace hf::cuda {
 
-// The launchers take the hf enums' values as plain ints.
-static_assert(static_cast<int>(DType::f32) == kF32 && static_cast<int>(DType::f64) == kF64 &&
-              static_cast<int>(DType::i32) == kI32 && static_cast<int>(DType::i64) == kI64 &&
-              static_cast<int>(DType::boolean) == kBool);
-static_assert(static_cast<int>(UnaryOp::isfinite) == 13 && static_cast<int>(UnaryOp::logical_not) == 14);
-static_assert(static_cast<int>(BinaryOp::xlogy) == 7 && static_cast<int>(BinaryOp::lt) == 8 &&
-              static_cast<int>(BinaryOp::logical_or) == 15);
-static_assert(static_cast<int>(ReduceOp::sum) == 0 && static_cast<int>(ReduceOp::min) == 3);
-static_assert(static_cast<int>(RandomDist::uniform) == 0 && static_cast<int>(RandomDist::poisson) == 2);
+// The launchers take the hf enums' values as plain ints: every value of every mirrored enum is checked.
+template <class E>
+constexpr bool same_codes(std::initializer_list<std::pair<E, int>> pairs) {
+    for (const auto& [e, code] : pairs)
+        if (static_cast<int>(e) != code) return false;
+    return true;
+}
+static_assert(same_codes<DType>({{DType::f32, kF32}, {DType::f64, kF64}, {DType::i32, kI32}, {DType::i64, kI64},
+                                 {DType::boolean, kBool}}));
+static_assert(same_codes<UnaryOp>({{UnaryOp::neg, kNeg}, {UnaryOp::abs, kAbs}, {UnaryOp::exp, kExp},
+                                   {UnaryOp::log, kLog}, {UnaryOp::sqrt, kSqrt}, {UnaryOp::square, kSquare},
+                                   {UnaryOp::sign, kSign}, {UnaryOp::floor, kFloor}, {UnaryOp::lgamma, kLgamma},
+                                   {UnaryOp::erf, kErf}, {UnaryOp::erfinv, kErfinv},
+                                   {UnaryOp::normal_cdf, kNormalCdf}, {UnaryOp::normal_ppf, kNormalPpf},
+                                   {UnaryOp::isfinite, kIsfinite}, {UnaryOp::logical_not, kLogicalNot}}));
+static_assert(same_codes<BinaryOp>({{BinaryOp::add, kAdd}, {BinaryOp::sub, kSub}, {BinaryOp::mul, kMul},
+                                    {BinaryOp::div, kDiv}, {BinaryOp::pow, kPow}, {BinaryOp::minimum, kMinimum},
+                                    {BinaryOp::maximum, kMaximum}, {BinaryOp::xlogy, kXlogy}, {BinaryOp::lt, kLt},
+                                    {BinaryOp::le, kLe}, {BinaryOp::gt, kGt}, {BinaryOp::ge, kGe},
+                                    {BinaryOp::eq, kEq}, {BinaryOp::ne, kNe},
+                                    {BinaryOp::logical_and, kLogicalAnd}, {BinaryOp::logical_or, kLogicalOr}}));
+static_assert(same_codes<ReduceOp>({{ReduceOp::sum, kSum}, {ReduceOp::prod, kProd}, {ReduceOp::max, kMax},
+                                    {ReduceOp::min, kMin}}));
+static_assert(same_codes<RandomDist>({{RandomDist::uniform, kUniform}, {RandomDist::normal, kNormal},
+                                      {RandomDist::poisson, kPoisson}}));
 
 namespace {
 

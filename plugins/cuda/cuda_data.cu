@@ -5,8 +5,6 @@
 namespace hf::cuda {
 namespace {
 
-enum ROp : int { kSum, kProd, kMax, kMin };  // hf::ReduceOp
-
 constexpr int kRowTile = 4 * kThreads;  // elements per block in a contiguous-row pass
 constexpr int kColTile = 32;            // elements per thread in a strided pass
 

@@ -7,16 +7,6 @@
 namespace hf::cuda {
 namespace {
 
-// Codes of hf::UnaryOp and hf::BinaryOp (checked against the enums in cuda_backend.cpp).
-enum UOp : int {
-    kNeg, kAbs, kExp, kLog, kSqrt, kSquare, kSign, kFloor, kLgamma, kErf, kErfinv, kNormalCdf, kNormalPpf,
-    kIsfinite, kLogicalNot
-};
-enum BOp : int {
-    kAdd, kSub, kMul, kDiv, kPow, kMinimum, kMaximum, kXlogy, kLt, kLe, kGt, kGe, kEq, kNe, kLogicalAnd,
-    kLogicalOr
-};
-
 template <class T>
 __global__ void fill_kernel(T* out, std::int64_t n, T v) {
     HF_GRID_STRIDE(i, n) out[i] = v;
@@ -32,14 +22,21 @@ __global__ void cast_kernel(const T* x, U* out, std::int64_t n) {
     HF_GRID_STRIDE(i, n) out[i] = convert<U>(x[i]);
 }
 
+// The normal quantile and erfinv every plugin shares (Wichura's AS241), in double.
+#define hf_nq_real double
+#define HF_NQ_FN __device__ inline
+#include "hf_normal_quantile.h"
+#undef HF_NQ_FN
+#undef hf_nq_real
+
 // Special functions in double, as the cpu plugin evaluates them, then rounded once.
 __device__ inline double special_double(int op, double v) {
     switch (op) {
         case kLgamma: return lgamma(v);
         case kErf: return erf(v);
-        case kErfinv: return erfinv(v);
+        case kErfinv: return hf_erfinv(v);
         case kNormalCdf: return normcdf(v);
-        default: return normcdfinv(v);  // kNormalPpf
+        default: return hf_normal_ppf(v);  // kNormalPpf
     }
 }
 

@@ -11,6 +11,16 @@
 namespace hf::cuda {
 
 enum Dt : int { kF32 = 0, kF64 = 1, kI32 = 2, kI64 = 3, kBool = 4 };
+enum UOp : int {
+    kNeg, kAbs, kExp, kLog, kSqrt, kSquare, kSign, kFloor, kLgamma, kErf, kErfinv, kNormalCdf, kNormalPpf,
+    kIsfinite, kLogicalNot
+};
+enum BOp : int {
+    kAdd, kSub, kMul, kDiv, kPow, kMinimum, kMaximum, kXlogy, kLt, kLe, kGt, kGe, kEq, kNe, kLogicalAnd,
+    kLogicalOr
+};
+enum ROp : int { kSum, kProd, kMax, kMin };
+enum Dist : int { kUniform, kNormal, kPoisson };
 
 constexpr int kMaxDims = 8;
 

@@ -33,8 +33,6 @@ HF_FN float lgamma(float x) { return lgammaf(x); }
 
 namespace {
 
-enum Dist : int { kUniform, kNormal, kPoisson };  // hf::RandomDist
-
 template <class T>
 __device__ inline T draw(int dist, std::uint64_t seed, std::uint64_t counter, T lam) {
     if constexpr (std::is_same_v<T, float>) {

@@ -84,6 +84,13 @@ std::string dtype_program(ProgramId id) {
     s += std::string("#define T ") + t.type + "\n#define SFX " + t.sfx + "\n#define " + t.kind + "\n";
     s += std::string("#define HF_T_LOWEST ") + t.lowest + "\n#define HF_T_HIGHEST " + t.highest + "\n";
     s += source_text("dtype_template.cl");
+    if (std::strcmp(t.kind, "HF_T_FLOAT") == 0) {
+        // The normal quantile and erfinv shared with the cpu and cuda plugins, in the working type of the
+        // special functions (double whenever the device has it, as float_template.cl's W).
+        s += "#ifdef HF_HAVE_FP64\n#define hf_nq_real double\n#else\n#define hf_nq_real float\n#endif\n"
+             "#define HF_NQ_FN static inline\n";
+        s += source_text("hf_normal_quantile.h");
+    }
     s += source_text(t.ops);
     return s;
 }
