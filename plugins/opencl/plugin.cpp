@@ -5,7 +5,7 @@
 #include "cl_device.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/plugin/abi.hpp"
-#include "opencl_backend.hpp"
+#include "backend.hpp"
 
 namespace hf::ocl {
 

@@ -1,6 +1,6 @@
 /* Layout of the tables the OpenCL fused likelihood uploads once per model: every integer table lives in one
  * int buffer and every real table in one real buffer; a small int "meta" buffer holds where each starts and
- * the model's sizes. Shared text of the host (fused_likelihood.cpp) and the kernels (likelihood.cl). */
+ * the model's sizes. Shared text of the host (likelihood.cpp) and the kernels (likelihood.cl). */
 enum HfIntTable {
     HF_I_BIN_OFF,      /* [N+1] CSR: elements of each main bin */
     HF_I_BIN_ELEMS,    /* [E]   element ids, grouped by bin */

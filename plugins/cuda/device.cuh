@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cuda_kernels.hpp"
+#include "kernels.hpp"
 
 namespace hf::cuda {
 

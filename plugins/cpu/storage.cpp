@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_backend.hpp"
+#include "backend.hpp"
 
 namespace hf::cpu {
 

@@ -1,21 +1,20 @@
-// Tier 1 kernels of the cpu plugin. The only translation unit that includes xtensor (seconds of compile time
-// each): contiguous floating-point elementwise maps go through xt::adapt over the storage so that xsimd
-// vectorises exp/log/sqrt; broadcast loops, reductions and indexing are plain loops over the core's plans.
+// Elementwise kernels of the cpu plugin: fill, arange, cast, unary and binary maps with broadcasting, where.
+// The only translation unit that includes xtensor (seconds of compile time each): contiguous floating-point
+// maps go through xt::adapt over the storage so that xsimd vectorises exp/log/sqrt; broadcast loops are plain
+// loops over the core's plans.
 #include "hf_scalar_ops.hpp"
-#include <cblas.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <cstring>
-#include <numeric>
 #include <vector>
 
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xmath.hpp>
 #include <xtensor/xnoalias.hpp>
 
-#include "cpu_backend.hpp"
-#include "cpu_special.hpp"
+#include "backend.hpp"
+#include "special.hpp"
 
 namespace hf::cpu {
 namespace {
@@ -26,18 +25,6 @@ template <class T>
 auto adapt1(T* p, i64 n) {
     return xt::adapt(p, static_cast<std::size_t>(n), xt::no_ownership(),
                      std::array<std::size_t, 1>{static_cast<std::size_t>(n)});
-}
-
-// Copies any tensor into a vector of U (dtype-mismatched operands take this slow but simple path).
-template <class U>
-std::vector<U> as_vector(const Tensor& t) {
-    std::vector<U> v(static_cast<std::size_t>(t.size()));
-    dispatch(t.dtype(), [&](auto tt) {
-        using T = typename decltype(tt)::type;
-        const T* p = data_of<T>(t);
-        for (std::size_t i = 0; i < v.size(); ++i) v[i] = convert<U>(p[i]);
-    });
-    return v;
 }
 
 template <class T, class U>
@@ -170,24 +157,6 @@ void unary_int(UnaryOp op, const T* x, T* o, i64 n) {
 
 using hf::shared::int_pow;
 
-// numpy's maximum/minimum: NaN wins.
-template <class T>
-T nan_max(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-        if (a != a) return a;
-        if (b != b) return b;
-    }
-    return a < b ? b : a;
-}
-template <class T>
-T nan_min(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-        if (a != a) return a;
-        if (b != b) return b;
-    }
-    return b < a ? b : a;
-}
-
 bool is_comparison(BinaryOp op) {
     switch (op) {
         case BinaryOp::lt: case BinaryOp::le: case BinaryOp::gt: case BinaryOp::ge:
@@ -311,124 +280,7 @@ void binary_same(BinaryOp op, const T* a, const T* b, Tensor& out, const Broadca
     });
 }
 
-// ---------------------------------------------------------------- reductions
-
-// Pairwise sum of n values at stride s: error grows as log(n) instead of n.
-template <class T>
-double pairwise_sum(const T* x, i64 n, i64 s) {
-    if (n <= 64) {
-        double acc[4] = {0, 0, 0, 0};
-        i64 i = 0;
-        for (; i + 4 <= n; i += 4) {
-            acc[0] += static_cast<double>(x[i * s]);
-            acc[1] += static_cast<double>(x[(i + 1) * s]);
-            acc[2] += static_cast<double>(x[(i + 2) * s]);
-            acc[3] += static_cast<double>(x[(i + 3) * s]);
-        }
-        for (; i < n; ++i) acc[0] += static_cast<double>(x[i * s]);
-        return (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    }
-    i64 h = (n / 2 + 7) & ~i64{7};
-    return pairwise_sum(x, h, s) + pairwise_sum(x + h * s, n - h, s);
-}
-
-template <class T, class U>
-void reduce_typed(ReduceOp op, const T* x, i64 outer, i64 n, i64 inner, U* o) {
-    constexpr bool flt = std::is_floating_point_v<T>;
-    using Acc = std::conditional_t<flt, double, std::int64_t>;
-    for (i64 a = 0; a < outer; ++a) {
-        const T* base = x + a * n * inner;
-        U* ob = o + a * inner;
-        if (op == ReduceOp::sum) {
-            if constexpr (flt) {
-                if (inner == 1) {
-                    ob[0] = static_cast<U>(pairwise_sum(base, n, 1));
-                } else {
-                    // Neumaier summation row by row: cache friendly and accurate for any n.
-                    std::vector<double> s(static_cast<std::size_t>(inner), 0.0), c(static_cast<std::size_t>(inner), 0.0);
-                    for (i64 j = 0; j < n; ++j) {
-                        const T* row = base + j * inner;
-                        for (i64 i = 0; i < inner; ++i) {
-                            double v = static_cast<double>(row[i]);
-                            double t = s[i] + v;
-                            c[i] += std::fabs(s[i]) >= std::fabs(v) ? (s[i] - t) + v : (v - t) + s[i];
-                            s[i] = t;
-                        }
-                    }
-                    for (i64 i = 0; i < inner; ++i) ob[i] = convert<U>(s[i] + c[i]);
-                }
-            } else {
-                for (i64 i = 0; i < inner; ++i) {
-                    Acc s = 0;
-                    for (i64 j = 0; j < n; ++j) s += static_cast<Acc>(base[j * inner + i]);
-                    ob[i] = convert<U>(s);
-                }
-            }
-            continue;
-        }
-        for (i64 i = 0; i < inner; ++i) {
-            if (op == ReduceOp::prod) {
-                Acc r = 1;
-                for (i64 j = 0; j < n; ++j) r *= static_cast<Acc>(base[j * inner + i]);
-                ob[i] = convert<U>(r);
-            } else {
-                const bool mx = op == ReduceOp::max;
-                T r;
-                if constexpr (flt) r = mx ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
-                else r = mx ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-                for (i64 j = 0; j < n; ++j) {
-                    T v = base[j * inner + i];
-                    r = mx ? nan_max(r, v) : nan_min(r, v);
-                }
-                ob[i] = convert<U>(r);
-            }
-        }
-    }
-}
-
-template <class T>
-struct NanLast {
-    bool operator()(T a, T b) const {
-        if constexpr (std::is_floating_point_v<T>) {
-            if (b != b) return a == a;
-            if (a != a) return false;
-        }
-        return a < b;
-    }
-};
-
-std::size_t checked_bytes(DType dtype, i64 n) {
-    if (n < 0) throw ShapeError("cpu: negative allocation size " + std::to_string(n));
-    const auto es = static_cast<std::size_t>(dtype_size(dtype));
-    if (static_cast<std::uint64_t>(n) > std::numeric_limits<std::size_t>::max() / es)
-        throw OutOfMemory("cpu: cannot allocate " + std::to_string(n) + " elements of " + dtype_name(dtype));
-    return static_cast<std::size_t>(n) * es;
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------- storage
-
-std::shared_ptr<Storage> CpuBackend::k_alloc(DType dtype, std::int64_t n) {
-    return std::make_shared<CpuStorage>(checked_bytes(dtype, n));
-}
-
-void CpuBackend::k_upload(Tensor& out, const void* host) {
-    const std::size_t bytes = static_cast<std::size_t>(out.size()) * dtype_size(out.dtype());
-    if (bytes == 0) return;
-    if (out.dtype() == DType::boolean) {
-        auto* o = data_of<std::uint8_t>(out);
-        const auto* h = static_cast<const std::uint8_t*>(host);
-        for (std::size_t i = 0; i < bytes; ++i) o[i] = h[i] != 0;
-        return;
-    }
-    std::memcpy(PluginBackend::storage_as<CpuStorage>(out).data(), host, bytes);
-}
-
-void CpuBackend::k_download(const Tensor& x, void* host) {
-    const std::size_t bytes = static_cast<std::size_t>(x.size()) * dtype_size(x.dtype());
-    if (bytes) std::memcpy(host, PluginBackend::storage_as<CpuStorage>(x).data(), bytes);
-}
 
 void CpuBackend::k_fill(Tensor& out, double value) {
     dispatch(out.dtype(), [&](auto to) {
@@ -523,200 +375,6 @@ void CpuBackend::k_where(const Tensor& cond, const Tensor& a, const Tensor& b, T
                 o[oo + i] = c[off[0] + i * st[0]] ? pa[off[1] + i * st[1]] : pb[off[2] + i * st[2]];
         });
     });
-}
-
-// ---------------------------------------------------------------- reductions, shape, indexing
-
-void CpuBackend::k_reduce(ReduceOp op, const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner,
-                          Tensor& out) {
-    dispatch(x.dtype(), [&](auto tx) {
-        using T = typename decltype(tx)::type;
-        dispatch(out.dtype(), [&](auto to) {
-            using U = typename decltype(to)::type;
-            reduce_typed<T, U>(op, data_of<T>(x), outer, n, inner, data_of<U>(out));
-        });
-    });
-}
-
-void CpuBackend::k_transpose(const Tensor& x, const std::vector<int>& perm, Tensor& out) {
-    const int nd = x.ndim();
-    const i64 total = out.size();
-    if (total == 0) return;
-    const std::size_t es = dtype_size(x.dtype());
-    if (nd == 0) {
-        std::memcpy(data_of<char>(out), data_of<char>(x), es);
-        return;
-    }
-    std::vector<i64> xstride(static_cast<std::size_t>(nd), 1);
-    for (int d = nd - 2; d >= 0; --d) xstride[d] = xstride[d + 1] * x.dim(d + 1);
-    std::vector<i64> oshape(static_cast<std::size_t>(nd)), ostride(static_cast<std::size_t>(nd));
-    for (int d = 0; d < nd; ++d) {
-        oshape[d] = x.dim(perm[d]);
-        ostride[d] = xstride[perm[d]];  // stride in x of the output's dimension d
-    }
-    dispatch(x.dtype(), [&](auto tx) {
-        using T = typename decltype(tx)::type;
-        const T* px = data_of<T>(x);
-        T* po = data_of<T>(out);
-        const i64 len = oshape[nd - 1], s = ostride[nd - 1];
-        const i64 rows = total / len;
-        std::vector<i64> idx(static_cast<std::size_t>(nd), 0);
-        i64 off = 0;
-        for (i64 r = 0; r < rows; ++r) {
-            T* orow = po + r * len;
-            for (i64 i = 0; i < len; ++i) orow[i] = px[off + i * s];
-            for (int d = nd - 2; d >= 0; --d) {
-                ++idx[d];
-                off += ostride[d];
-                if (idx[d] < oshape[d]) break;
-                off -= ostride[d] * oshape[d];
-                idx[d] = 0;
-            }
-        }
-    });
-}
-
-void CpuBackend::k_concat(const std::vector<Tensor>& xs, std::int64_t outer, Tensor& out) {
-    const std::size_t es = dtype_size(out.dtype());
-    std::vector<i64> inner(xs.size());
-    i64 total_inner = 0;
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-        inner[i] = outer == 0 ? 0 : xs[i].size() / outer;
-        total_inner += inner[i];
-    }
-    char* o = data_of<char>(out);
-    i64 col = 0;
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-        if (inner[i] == 0) continue;
-        if (xs[i].dtype() != out.dtype())
-            throw ShapeError(std::string("cpu: concat of ") + dtype_name(xs[i].dtype()) + " into " +
-                             dtype_name(out.dtype()));
-        const char* src = data_of<char>(xs[i]);
-        for (i64 r = 0; r < outer; ++r)
-            std::memcpy(o + (r * total_inner + col) * es, src + r * inner[i] * es, static_cast<std::size_t>(inner[i]) * es);
-        col += inner[i];
-    }
-}
-
-void CpuBackend::k_gather(const Tensor& x, const Tensor& index, std::int64_t outer, std::int64_t n,
-                          std::int64_t inner, Tensor& out) {
-    const i64 m = index.size();
-    std::vector<i64> ibuf;
-    const i64* idx = index.dtype() == DType::i64 ? data_of<i64>(index) : (ibuf = as_vector<i64>(index), ibuf.data());
-    for (i64 j = 0; j < m; ++j)
-        if (idx[j] < 0 || idx[j] >= n)
-            throw ShapeError("cpu: gather index " + std::to_string(idx[j]) + " at position " + std::to_string(j) +
-                             " is out of range [0, " + std::to_string(n) + ")");
-    const std::size_t es = dtype_size(x.dtype());
-    const char* px = data_of<char>(x);
-    char* po = data_of<char>(out);
-    const std::size_t row = static_cast<std::size_t>(inner) * es;
-    if (row == 0) return;
-    for (i64 a = 0; a < outer; ++a)
-        for (i64 j = 0; j < m; ++j)
-            std::memcpy(po + (a * m + j) * row, px + (a * n + idx[j]) * row, row);
-}
-
-Tensor CpuBackend::k_masked_select(const Tensor& x, const Tensor& mask) {
-    const i64 n = x.size();
-    std::vector<std::uint8_t> mbuf;
-    const std::uint8_t* m =
-        mask.dtype() == DType::boolean ? data_of<std::uint8_t>(mask) : (mbuf = as_vector<std::uint8_t>(mask), mbuf.data());
-    i64 count = 0;
-    for (i64 i = 0; i < n; ++i) count += m[i] != 0;
-    auto storage = k_alloc(x.dtype(), count);
-    Tensor out = make_tensor(storage, x.dtype(), Shape{count});
-    const std::size_t es = dtype_size(x.dtype());
-    const char* px = data_of<char>(x);
-    char* po = data_of<char>(out);
-    for (i64 i = 0, k = 0; i < n; ++i)
-        if (m[i]) std::memcpy(po + (k++) * es, px + i * es, es);
-    return out;
-}
-
-void CpuBackend::k_sort(const Tensor& x, std::int64_t outer, std::int64_t n, std::int64_t inner, Tensor& out) {
-    dispatch(x.dtype(), [&](auto tx) {
-        using T = typename decltype(tx)::type;
-        const T* px = data_of<T>(x);
-        T* po = data_of<T>(out);
-        std::copy(px, px + x.size(), po);
-        if (inner == 1) {
-            for (i64 a = 0; a < outer; ++a) std::sort(po + a * n, po + (a + 1) * n, NanLast<T>{});
-            return;
-        }
-        std::vector<T> col(static_cast<std::size_t>(n));
-        for (i64 a = 0; a < outer; ++a)
-            for (i64 i = 0; i < inner; ++i) {
-                T* base = po + a * n * inner + i;
-                for (i64 j = 0; j < n; ++j) col[j] = base[j * inner];
-                std::sort(col.begin(), col.end(), NanLast<T>{});
-                for (i64 j = 0; j < n; ++j) base[j * inner] = col[j];
-            }
-    });
-}
-
-// ---------------------------------------------------------------- matmul
-
-namespace {
-
-template <class T>
-void gemm(i64 m, i64 n, i64 k, const T* a, const T* b, T* c) {
-    if constexpr (std::is_same_v<T, double>) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-                    static_cast<int>(k), 1.0, a, static_cast<int>(std::max<i64>(k, 1)), b,
-                    static_cast<int>(std::max<i64>(n, 1)), 0.0, c, static_cast<int>(std::max<i64>(n, 1)));
-    } else if constexpr (std::is_same_v<T, float>) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-                    static_cast<int>(k), 1.0f, a, static_cast<int>(std::max<i64>(k, 1)), b,
-                    static_cast<int>(std::max<i64>(n, 1)), 0.0f, c, static_cast<int>(std::max<i64>(n, 1)));
-    } else {
-        // Integers (and bool as 0/1 with or-and semantics): i-k-j loops, exact.
-        using Acc = std::int64_t;
-        std::vector<Acc> row(static_cast<std::size_t>(n));
-        for (i64 i = 0; i < m; ++i) {
-            std::fill(row.begin(), row.end(), Acc{0});
-            for (i64 p = 0; p < k; ++p) {
-                const Acc av = static_cast<Acc>(a[i * k + p]);
-                if (av == 0) continue;
-                const T* brow = b + p * n;
-                for (i64 j = 0; j < n; ++j) row[j] += av * static_cast<Acc>(brow[j]);
-            }
-            for (i64 j = 0; j < n; ++j) c[i * n + j] = convert<T>(row[j]);
-        }
-    }
-}
-
-}  // namespace
-
-void CpuBackend::k_matmul(const Tensor& a, const Tensor& b, std::int64_t batch, std::int64_t m, std::int64_t k,
-                          std::int64_t n, bool a_batched, bool b_batched, Tensor& out) {
-    if (batch == 0 || m == 0 || n == 0) return;
-    if (a.dtype() != b.dtype() || a.dtype() != out.dtype())
-        throw ShapeError(std::string("cpu: matmul of ") + dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()) +
-                         " into " + dtype_name(out.dtype()));
-    if (std::max({m, n, k}) > std::numeric_limits<int>::max())
-        throw ShapeError("cpu: matmul dimension beyond the BLAS integer range");
-    dispatch(a.dtype(), [&](auto ta) {
-        using T = typename decltype(ta)::type;
-        const T* pa = data_of<T>(a);
-        const T* pb = data_of<T>(b);
-        T* po = data_of<T>(out);
-        if (k == 0) {
-            std::fill(po, po + batch * m * n, T(0));
-            return;
-        }
-        if (a_batched && !b_batched && batch * m <= std::numeric_limits<int>::max()) {
-            gemm<T>(batch * m, n, k, pa, pb, po);  // one GEMM: the batch stacks the rows of a
-            return;
-        }
-        for (i64 i = 0; i < batch; ++i)
-            gemm<T>(m, n, k, pa + (a_batched ? i * m * k : 0), pb + (b_batched ? i * k * n : 0), po + i * m * n);
-    });
-}
-
-void CpuBackend::k_random(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset,
-                          Tensor& out) {
-    random_fill(dist, rate, seed, offset, out);
 }
 
 }  // namespace hf::cpu

@@ -3,7 +3,7 @@
 // device's log/cos/lgamma).
 #include "cl_programs.hpp"
 #include "hfcore/errors.hpp"
-#include "opencl_backend.hpp"
+#include "backend.hpp"
 
 namespace hf::ocl {
 

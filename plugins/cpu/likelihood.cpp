@@ -17,9 +17,9 @@
 #include <tuple>
 #include <vector>
 
-#include "cpu_backend.hpp"
-#include "cpu_math.hpp"
-#include "cpu_simd.hpp"
+#include "backend.hpp"
+#include "math.hpp"
+#include "simd.hpp"
 
 namespace hf::cpu {
 
@@ -63,7 +63,7 @@ template <class R>
 struct Scratch {
     std::vector<R> tv, dtv, w, dw, base, prodf, rate, pre;
     std::vector<double> wbin, wpf, gterm, gslot, gacc;
-    // W: the histosys weight count, padded for the dense path (see cpu_simd.hpp).
+    // W: the histosys weight count, padded for the dense path (see simd.hpp).
     void fit(std::size_t P, std::size_t T, std::size_t W, std::size_t E, std::size_t N, std::size_t maxf) {
         auto grow = [](auto& v, std::size_t n) {
             if (v.size() < n) v.resize(n);

@@ -1,4 +1,4 @@
-#include "cuda_allocator.hpp"
+#include "allocator.hpp"
 
 #include <cuda_runtime_api.h>
 

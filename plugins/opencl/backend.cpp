@@ -1,9 +1,9 @@
-#include "opencl_backend.hpp"
+#include "backend.hpp"
 
 #include <cstring>
 
 #include "cl_programs.hpp"
-#include "fused_likelihood.hpp"
+#include "likelihood.hpp"
 #include "hfcore/errors.hpp"
 
 namespace hf::ocl {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "cpu_special.hpp"
+#include "special.hpp"
 
 namespace hf::cpu {
 

@@ -1,6 +1,6 @@
 // The cuda plugin's Backend: device memory from a caching allocator, one stream and one cuBLAS handle per
-// instance, Tier 1 kernels (cuda_*.cu) and the fused likelihood (cuda_fused.cpp). Host-side C++20; kernels
-// are reached through the launchers of cuda_kernels.hpp. Nothing here waits for the device except
+// instance, Tier 1 kernels by role (elementwise.cu, reduce.cu, shape.cu, random.cu; linalg.cpp: cuBLAS) and the fused likelihood (likelihood.cpp, likelihood.cu). Host-side C++20; kernels
+// are reached through the launchers of kernels.hpp. Nothing here waits for the device except
 // k_download, synchronize and masked_select (whose result size lives on the device).
 #pragma once
 
@@ -11,12 +11,16 @@
 #include <memory>
 #include <string>
 
-#include "cuda_allocator.hpp"
+#include "allocator.hpp"
 #include "hfcore/plugin/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
 #include "hfcore/plugin/abi.hpp"
 
 namespace hf::cuda {
+
+// The launchers' integer code of a dtype (kernels.hpp's Dt).
+inline int code(DType t) { return static_cast<int>(t); }
+inline std::string cublas_text(cublasStatus_t st) { return cublasGetStatusString(st); }
 
 // A device block; returns to its allocator's cache when the last tensor using it goes.
 class CudaStorage final : public Storage {

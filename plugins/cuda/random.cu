@@ -1,7 +1,7 @@
 // Random numbers from the shared Philox text (plugins/shared/philox.h), once per precision. This file is
 // compiled with --fmad=false: the cpu plugin's x86-64 build never contracts a*b+c into an FMA, and
 // contraction here would change the last bits of uniforms, normals and PTRS decisions.
-#include "cuda_device.cuh"
+#include "device.cuh"
 
 namespace hf::cuda {
 

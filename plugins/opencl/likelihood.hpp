@@ -4,7 +4,7 @@
 #pragma once
 
 #include "hfcore/plugin/likelihood.hpp"
-#include "opencl_backend.hpp"
+#include "backend.hpp"
 
 namespace hf::ocl {
 

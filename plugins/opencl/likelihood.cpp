@@ -1,4 +1,4 @@
-#include "fused_likelihood.hpp"
+#include "likelihood.hpp"
 
 #include <cstdint>
 #include <string>

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda_backend.hpp"
-#include "cuda_kernels.hpp"
+#include "backend.hpp"
+#include "kernels.hpp"
 #include "fused_tables.hpp"
 
 namespace hf::cuda {

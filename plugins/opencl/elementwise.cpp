@@ -2,7 +2,7 @@
 // and where, all with the core's broadcast plan.
 #include "cl_programs.hpp"
 #include "hfcore/errors.hpp"
-#include "opencl_backend.hpp"
+#include "backend.hpp"
 
 namespace hf::ocl {
 

@@ -2,7 +2,7 @@
 // The op is a run-time argument uniform over the grid (no divergence) so that each dtype costs one kernel,
 // which keeps nvcc's time per architecture small. Semantics follow the cpu plugin (numpy's meaning).
 #include "hf_scalar_ops.hpp"
-#include "cuda_device.cuh"
+#include "device.cuh"
 
 namespace hf::cuda {
 namespace {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cpu_backend.hpp"
+#include "backend.hpp"
 #include "philox_host.hpp"
 
 namespace hf::cpu {
@@ -54,6 +54,11 @@ void random_fill(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::u
         if (single) fill_typed<float, U>(dist, rate, seed, offset, data_of<U>(out), n);
         else fill_typed<double, U>(dist, rate, seed, offset, data_of<U>(out), n);
     });
+}
+
+void CpuBackend::k_random(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset,
+                          Tensor& out) {
+    random_fill(dist, rate, seed, offset, out);
 }
 
 }  // namespace hf::cpu

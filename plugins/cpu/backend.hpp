@@ -1,5 +1,5 @@
-// The cpu plugin's Backend: host memory, Tier 1 kernels (cpu_kernels.cpp, cpu_random.cpp) and the fused
-// likelihood (cpu_likelihood.cpp). No xtensor here: this header is included by every source of the plugin
+// The cpu plugin's Backend: host memory (backend.cpp, storage.cpp), Tier 1 kernels by role (elementwise.cpp,
+// reduce.cpp, shape.cpp, linalg.cpp, random.cpp) and the fused likelihood (likelihood.cpp). No xtensor here: this header is included by every source of the plugin
 // and xtensor costs seconds per translation unit.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "hfcore/plugin/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
@@ -85,6 +86,36 @@ inline U convert(T v) {
     }
 }
 
+// numpy's maximum/minimum: NaN wins.
+template <class T>
+inline T nan_max(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+        if (a != a) return a;
+        if (b != b) return b;
+    }
+    return a < b ? b : a;
+}
+template <class T>
+inline T nan_min(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+        if (a != a) return a;
+        if (b != b) return b;
+    }
+    return b < a ? b : a;
+}
+
+// Copies any tensor into a vector of U (dtype-mismatched operands take this slow but simple path).
+template <class U>
+std::vector<U> as_vector(const Tensor& t) {
+    std::vector<U> v(static_cast<std::size_t>(t.size()));
+    dispatch(t.dtype(), [&](auto tt) {
+        using T = typename decltype(tt)::type;
+        const T* p = data_of<T>(t);
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = convert<U>(p[i]);
+    });
+    return v;
+}
+
 std::string cpu_model_name();  // from /proc/cpuinfo
 unsigned cpu_threads();        // hardware_concurrency, at least 1
 
@@ -105,7 +136,7 @@ protected:
     std::unique_ptr<FusedLikelihood> k_compile_likelihood(const PackedLikelihood& packed) override;
 };
 
-// Defined in cpu_random.cpp (kept out of the xtensor translation unit).
+// Defined in random.cpp.
 void random_fill(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset, Tensor& out);
 
 }  // namespace hf::cpu

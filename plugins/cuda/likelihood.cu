@@ -1,7 +1,7 @@
 // Fused likelihood kernels: the Poisson term of every bin and every constraint term for K points in one
 // launch (optionally with each modifier's gradient contribution), the per-parameter gradient sums, and the
 // expected main and aux data. Formulas: plugins/shared/hf_likelihood_math.h; semantics: likelihood.hpp.
-#include "cuda_device.cuh"
+#include "device.cuh"
 
 namespace hf::cuda {
 

@@ -1,6 +1,6 @@
-#include "cpu_simd.hpp"
+#include "simd.hpp"
 
-#include "cpu_math.hpp"
+#include "math.hpp"
 
 // GCC and Clang on x86-64 build each entry point three times and pick one through an ifunc at load time.
 // Not under ThreadSanitizer: the ifunc resolvers run while the plugin is being relocated, before the

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "cuda_backend.hpp"
+#include "backend.hpp"
 
 namespace hf::cuda {
 

@@ -1,7 +1,7 @@
 // The CUDA kernels' launchers: one enqueue per call on the given stream, no allocation, no synchronisation.
 // Plain C++17 with integer codes so that the .cu files need none of hfcore's headers (nvcc compiles them as
 // C++17; the rest of the plugin is C++20). The codes equal hf::DType, hf::UnaryOp, hf::BinaryOp,
-// hf::ReduceOp and hf::RandomDist (checked by static_asserts in cuda_backend.cpp).
+// hf::ReduceOp and hf::RandomDist (checked by static_asserts in backend.cpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -39,7 +39,7 @@ struct Permute {
     std::int64_t in_stride[kMaxDims] = {};
 };
 
-// ---- elementwise (cuda_elementwise.cu) ----
+// ---- elementwise (elementwise.cu) ----
 void launch_fill(cudaStream_t s, int dt, void* out, std::int64_t n, double value);
 void launch_arange(cudaStream_t s, int dt, void* out, std::int64_t n);
 void launch_cast(cudaStream_t s, int from, const void* x, int to, void* out, std::int64_t n);
@@ -50,7 +50,7 @@ bool launch_binary(cudaStream_t s, int op, int dt, const void* a, const void* b,
 void launch_where(cudaStream_t s, int dt, const void* cond, const void* a, const void* b, void* out,
                   std::int64_t n, const Bcast& plan);
 
-// ---- reductions and data movement (cuda_data.cu) ----
+// ---- reductions (reduce.cu) and data movement (shape.cu) ----
 // One pass of a pairwise reduction: x [outer, n, inner] -> out [outer, tiles, inner], each output the
 // balanced-tree reduction of one tile of reduce_tile(n, inner) consecutive elements along n.
 std::int64_t reduce_tile(std::int64_t n, std::int64_t inner);
@@ -83,11 +83,11 @@ std::int64_t sort_padded(std::int64_t n);
 void launch_sort(cudaStream_t s, int dt, const void* x, std::int64_t outer, std::int64_t n, std::int64_t inner,
                  void* out, void* work);
 
-// ---- random numbers (cuda_random.cu, built without FMA contraction to match the cpu plugin) ----
+// ---- random numbers (random.cu, built without FMA contraction to match the cpu plugin) ----
 void launch_random(cudaStream_t s, int dist, int dt, const void* rate, std::uint64_t seed, std::uint64_t offset,
                    void* out, std::int64_t n);
 
-// ---- fused likelihood (cuda_likelihood.cu) ----
+// ---- fused likelihood (likelihood.cu) ----
 // Device copies of a PackedLikelihood in one precision, plus the lookup tables built at compile time.
 struct LikelihoodView {
     std::int64_t n_pars = 0, n_main = 0, n_aux = 0, n_gauss = 0, n_pois = 0, n_slots = 0;
