@@ -36,12 +36,25 @@ struct Job {
     hf::json::Value values;  // PatchSet values, null for plain patches
     const hf::PatchSet* patchset = nullptr;
     const hf::JsonPatch* patch = nullptr;
+    std::string error;  // a patch file that could not be read: this point fails, the others run
 };
+
+// The point name of a plain patch file: its stem, less a leading "patch." (patch.NAME.json -> NAME).
+std::string point_name(const std::string& file) {
+    std::string stem = std::filesystem::path(file).stem().string();
+    if (stem.rfind("patch.", 0) == 0) stem = stem.substr(6);
+    return stem;
+}
 
 hf::json::Value run_job(const Job& job, const hf::Workspace& bkg, const Options& o, const hf::BackendPtr& backend) {
     hf::json::Object r;
     r.set("name", hf::json::Value(job.name));
     if (!job.values.is_null()) r.set("values", job.values);
+    if (!job.error.empty()) {
+        r.set("converged", false);
+        r.set("error", hf::json::Value(job.error));
+        return r;
+    }
     try {
         hf::Workspace ws = job.patchset ? job.patchset->apply(bkg, job.name) : bkg.patched(*job.patch);
         auto lm = hf::cli::build_model(ws, o.model, backend);
@@ -106,28 +119,39 @@ const hf::cli::Register reg(
             std::vector<std::unique_ptr<hf::JsonPatch>> patches;
             std::vector<Job> jobs;
             std::vector<std::string> labels;  // what each PatchSet value means (metadata.labels), for plots
+            hf::json::Array patch_digests;  // what decides the results (below)
             for (const auto& f : o->patch_files) {
-                hf::json::Value doc = hf::json::parse_file(f);
+                hf::json::Value doc;
+                try {
+                    doc = hf::json::parse_file(f);
+                } catch (const hf::Error& e) {
+                    // A patch file that cannot be read or parsed is that point's error; the others still run.
+                    jobs.push_back({point_name(f), hf::json::Value(), nullptr, nullptr, e.what()});
+                    patch_digests.push_back(hf::json::Value(std::string("unreadable: ") + e.what()));
+                    continue;
+                }
+                patch_digests.push_back(hf::json::Value(hf::digest(doc)));
                 if (doc.is_object() && doc.find("patches")) {
                     patchsets.push_back(std::make_unique<hf::PatchSet>(std::move(doc), f));
                     patchsets.back()->verify(bkg);
                     if (labels.empty()) labels = patchsets.back()->labels();
                     for (const auto& p : patchsets.back()->patches()) {
                         hf::json::Array vals(p.values.begin(), p.values.end());
-                        jobs.push_back({p.name, hf::json::Value(std::move(vals)), patchsets.back().get(), nullptr});
+                        jobs.push_back({p.name, hf::json::Value(std::move(vals)), patchsets.back().get(), nullptr, {}});
                     }
                 } else {
-                    patches.push_back(std::make_unique<hf::JsonPatch>(std::move(doc), f));
-                    std::string stem = std::filesystem::path(f).stem().string();
-                    if (stem.rfind("patch.", 0) == 0) stem = stem.substr(6);  // patch.NAME.json -> NAME
-                    jobs.push_back({stem, hf::json::Value(), nullptr, patches.back().get()});
+                    try {
+                        patches.push_back(std::make_unique<hf::JsonPatch>(std::move(doc), f));
+                    } catch (const hf::Error& e) {  // not an RFC 6902 patch: this point's error
+                        jobs.push_back({point_name(f), hf::json::Value(), nullptr, nullptr, e.what()});
+                        continue;
+                    }
+                    jobs.push_back({point_name(f), hf::json::Value(), nullptr, patches.back().get(), {}});
                 }
             }
             // What decides the results: the journal of an interrupted run is resumed only with the same.
             hf::json::Object inputs;
             inputs.set("workspace", hf::json::Value(bkg.digest()));
-            hf::json::Array patch_digests;
-            for (const auto& f : o->patch_files) patch_digests.push_back(hf::json::Value(hf::digest(hf::json::parse_file(f))));
             inputs.set("patch_files", hf::json::Value(std::move(patch_digests)));
             inputs.set("model", hf::cli::inputs_of(o->model));
             inputs.set("infer", hf::cli::inputs_of(o->infer));
