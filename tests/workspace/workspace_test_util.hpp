@@ -53,16 +53,24 @@ inline std::string quote(const std::string& s) {
 
 }  // namespace hf::test
 
-// Expects `stmt` to throw hf::InputError whose JSON path and message contain the given texts.
+// Expects `stmt` to throw hf::InputError whose message contains `message_part` (never empty: "" is found in every
+// string, so it would check nothing) and whose JSON path contains `path_part`, or is empty when `path_part` is
+// (an error about the document's root).
 #define EXPECT_INPUT_ERROR(stmt, path_part, message_part)                                               \
     do {                                                                                                \
+        const std::string expect_path_ = (path_part), expect_message_ = (message_part);                \
+        if (expect_message_.empty()) {                                                                  \
+            ADD_FAILURE() << "EXPECT_INPUT_ERROR needs the message it expects: " #stmt;                 \
+            break;                                                                                      \
+        }                                                                                               \
         try {                                                                                           \
             stmt;                                                                                       \
             ADD_FAILURE() << "no error thrown by " #stmt;                                               \
         } catch (const ::hf::InputError& e) {                                                           \
-            EXPECT_NE(e.json_path().find(path_part), std::string::npos)                                 \
-                << "path '" << e.json_path() << "' lacks '" << (path_part) << "'; message: " << e.what(); \
-            EXPECT_NE(std::string(e.what()).find(message_part), std::string::npos)                      \
-                << "message lacks '" << (message_part) << "': " << e.what();                            \
+            EXPECT_TRUE(expect_path_.empty() ? e.json_path().empty()                                    \
+                                             : e.json_path().find(expect_path_) != std::string::npos)   \
+                << "path '" << e.json_path() << "' is not '" << expect_path_ << "'; message: " << e.what(); \
+            EXPECT_NE(std::string(e.what()).find(expect_message_), std::string::npos)                   \
+                << "message lacks '" << expect_message_ << "': " << e.what();                            \
         }                                                                                               \
     } while (0)
