@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,7 @@
 #include "hfcore/json.hpp"
 #include "hfcore/model.hpp"
 #include "hfcore/workspace.hpp"
+#include "provenance.hpp"
 #include "test_support.hpp"
 
 namespace hf::test {
@@ -27,6 +31,34 @@ inline std::vector<double> numbers(const json::Value& v) {
 }
 
 inline double rel(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+
+// The largest |a[i] - b[i]| (absolute) over the entries where keep(i).
+template <class Keep>
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b, Keep keep) {
+    double d = 0;
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+        if (keep(i)) d = std::max(d, std::abs(a[i] - b[i]));
+    return d;
+}
+inline double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+    return max_abs_diff(a, b, [](std::size_t) { return true; });
+}
+
+// Every comparison with a tolerance set from a measured agreement prints what it measured, next to the
+// tolerance, so a run shows how much room is left (grep "[ agreement ]").
+inline void report_agreement(const std::string& where, const std::string& what, double measured, double tolerance) {
+    std::printf("[ agreement ] %s: %s %.2e (tolerance %.1e)\n", where.c_str(), what.c_str(), measured, tolerance);
+}
+
+// A reference file of tests/reference/infer, after checking that the inputs it was made from (its provenance
+// block, tests/reference/provenance.py) are still the same bytes: a changed input cannot keep an old reference.
+inline json::Value load_reference(const std::string& name) {
+    json::Value doc = json::parse_file((source_dir() / "tests" / "reference" / "infer" / name).string());
+    const auto* prov = doc.find("provenance");
+    if (!prov) throw std::runtime_error(name + " records no provenance (tests/reference/make_infer_fixtures.py)");
+    if (const auto ok = provenance_inputs_unchanged(*prov); !ok) throw std::runtime_error(name + ": " + ok.message());
+    return doc;
+}
 
 // A validation case: its expected.json, the model with the case's effective interpolation codes, the data.
 struct Case {
@@ -92,8 +124,13 @@ inline std::vector<std::string> upper_limit_cases() {
 
 // pyhf with tight fits on the same cases (tests/reference/make_infer_fixtures.py).
 inline const json::Value& tight_reference() {
-    static const json::Value doc =
-        json::parse_file((source_dir() / "tests" / "reference" / "infer" / "validation_tight.json").string());
+    static const json::Value doc = load_reference("validation_tight.json");
+    return doc;
+}
+
+// pyhf on examples/workspaces/example.json: `pyhf cls` defaults, and the same with tight fits under "tight".
+inline const json::Value& example_reference() {
+    static const json::Value doc = load_reference("example.json");
     return doc;
 }
 
