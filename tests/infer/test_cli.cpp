@@ -1,9 +1,11 @@
 // The inference subcommands of the `hfcore` program: pyhf's output format (JSON, indent 4, sorted keys; the
 // inspect table), pyhf's numbers on examples/workspaces/example.json, and scan over patch files and PatchSets.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -16,14 +18,24 @@ namespace {
 std::string example() { return (source_dir() / "examples" / "workspaces" / "example.json").string(); }
 std::filesystem::path reference(const char* name) { return source_dir() / "tests" / "reference" / "infer" / name; }
 
-struct Run {
-    int rc = -1;
-    std::string out;  // stdout only
-};
+// Agreement with pyhf on example.json with tight fits (tests/reference/infer/example.json "tight"), about 10x the
+// largest difference measured (printed as "[ agreement ]"):
+constexpr double kCliClsRel = 5e-6;  // CLs_obs and CLs_exp: measured 4.4e-7
+constexpr double kCliNll = 2.5e-10;  // twice_nll (absolute): measured 2.3e-11
+constexpr double kCliLimitRel = 1e-6;  // upper limits, --rtol 1e-9: measured 1.1e-7
+constexpr double kCliP0Rel = 2e-6;  // p0 observed and expected: measured 1.9e-7
+constexpr double kCliSignificance = 5e-7;  // Z against scipy's norm.isf of pyhf's p0 (absolute): measured 4.7e-8
 
-Run run(const std::string& args) {
-    const CliRun c = run_cli(args);
-    return {c.rc, c.out};
+CliRun run(const std::string& args) { return run_cli(args); }
+
+// A run that must fail: exactly this exit status (a signal or crash, rc < 0, never matches), nothing on standard
+// output, and standard error holding `message` (never empty: "" is found in any output).
+void expect_failure(const CliRun& r, int rc, const std::string& message) {
+    ASSERT_FALSE(message.empty()) << "an empty expected message matches any output";
+    EXPECT_GE(r.rc, 0) << "killed by signal " << -r.rc;
+    EXPECT_EQ(r.rc, rc) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find(message), std::string::npos) << "standard error lacks '" << message << "': " << r.err;
 }
 
 std::vector<std::string> keys(const json::Value& v) {
@@ -40,20 +52,26 @@ std::string layout(const std::string& s) {
 
 TEST(Cli, ClsPrintsPyhfsFormatAndNumbers) {
     auto r = run("cls " + example());
-    ASSERT_EQ(r.rc, 0) << r.out;
+    ASSERT_EQ(r.rc, 0) << r.err;
     const std::string pyhf_text = read_text(reference("example_cls.txt"));
     EXPECT_EQ(layout(r.out), layout(pyhf_text));
-    auto ours = json::parse(r.out), pyhf = json::parse(pyhf_text);
+    auto ours = json::parse(r.out);
     EXPECT_EQ(keys(ours), (std::vector<std::string>{"CLs_exp", "CLs_obs"}));
-    // pyhf's default fits stop ~1e-8 above the minimum: 1e-4 relative covers it.
-    EXPECT_LE(rel(ours["CLs_obs"].as_double(), pyhf["CLs_obs"].as_double()), 1e-4);
-    for (int i = 0; i < 5; ++i)
-        EXPECT_LE(rel(ours["CLs_exp"][i].as_double(), pyhf["CLs_exp"][i].as_double()), 2e-4) << i;
+    // The numbers against pyhf with tight fits (pyhf's default fits, in the text above, stop ~1e-8 above the
+    // minimum).
+    const auto& tight = example_reference()["tight"];
+    double worst = rel(ours["CLs_obs"].as_double(), tight["CLs_obs"].as_double());
+    for (int i = 0; i < 5; ++i) worst = std::max(worst, rel(ours["CLs_exp"][i].as_double(), tight["CLs_exp"][i].as_double()));
+    report_agreement("hfcore cls", "CLs obs and exp (rel)", worst, kCliClsRel);
+    EXPECT_LE(worst, kCliClsRel);
     // --test-poi, --test-stat, --output-file
     const auto out = std::filesystem::temp_directory_path() / "hfcore_test_cls.json";
     auto r2 = run("cls " + example() + " --test-poi 2.0 --test-stat q --output-file " + out.string());
-    ASSERT_EQ(r2.rc, 0);
+    ASSERT_EQ(r2.rc, 0) << r2.err;
     EXPECT_TRUE(r2.out.empty());
+    // pyhf's warning for q with the POI bounded at zero, and nothing else.
+    EXPECT_EQ(r2.err, "hfcore: warning: qmu test statistic used for fit configuration with POI bounded at zero. Use the "
+                      "qmu_tilde test statistic (--test-stat qtilde) instead.\n");
     auto doc = json::parse_file(out.string());
     EXPECT_LT(doc["CLs_obs"].as_double(), ours["CLs_obs"].as_double());
     std::filesystem::remove(out);
@@ -87,8 +105,10 @@ TEST(Cli, FitAndEval) {
     EXPECT_FALSE(doc["other_basin"].as_bool());
     EXPECT_TRUE(doc["converged"].as_bool());
     EXPECT_EQ(doc["mle_parameters"]["staterror_SR"].as_array().size(), 2u);
-    const auto ref = json::parse_file(reference("example.json").string());
-    EXPECT_NEAR(doc["twice_nll"].as_double(), ref["mle"]["twice_nll"].as_double(), 1e-4);
+    const auto& ref = example_reference();
+    const double d_nll = std::abs(doc["twice_nll"].as_double() - ref["tight"]["mle"]["twice_nll"].as_double());
+    report_agreement("hfcore fit", "twice_nll", d_nll, kCliNll);
+    EXPECT_LE(d_nll, kCliNll);
     EXPECT_EQ(doc["correlations"]["matrix"].as_array().size(), 16u);
 
     // eval at the best fit: logpdf = -twice_nll / 2, gradient ~ 0 for parameters inside their bounds.
@@ -113,17 +133,21 @@ TEST(Cli, FitAndEval) {
 }
 
 TEST(Cli, UpperLimitAndSignificance) {
-    const auto ref = json::parse_file(reference("example.json").string());
-    auto r = run("upper-limit " + example() + " --rtol 1e-6");
-    ASSERT_EQ(r.rc, 0) << r.out;
+    const auto& tight = example_reference()["tight"];
+    auto r = run("upper-limit " + example() + " --rtol 1e-9");
+    ASSERT_EQ(r.rc, 0) << r.err;
     auto doc = json::parse(r.out);
     EXPECT_EQ(keys(doc), (std::vector<std::string>{"exp", "obs"}));
-    EXPECT_LE(rel(doc["obs"].as_double(), ref["upper_limit"]["obs"].as_double()), 1e-3);
+    double worst = rel(doc["obs"].as_double(), tight["upper_limit"]["obs"].as_double());
     for (int i = 0; i < 5; ++i)
-        EXPECT_LE(rel(doc["exp"][i].as_double(), ref["upper_limit"]["exp"][i].as_double()), 1e-3) << i;
+        worst = std::max(worst, rel(doc["exp"][i].as_double(), tight["upper_limit"]["exp"][i].as_double()));
+    report_agreement("hfcore upper-limit", "limits (rel)", worst, kCliLimitRel);
+    EXPECT_LE(worst, kCliLimitRel);
     auto g = run("upper-limit " + example() + " --scan 0,6,25");
-    ASSERT_EQ(g.rc, 0) << g.out;
+    ASSERT_EQ(g.rc, 0) << g.err;
     auto gd = json::parse(g.out);
+    // Linear interpolation of CLs(mu) on a grid of step 0.25: 1.9e-2 from the root measured (its curvature), not an
+    // agreement that tighter fits would improve.
     EXPECT_NEAR(gd["obs"].as_double(), doc["obs"].as_double(), 0.05);
     // With --scan the CLs curve it scanned comes along (hfcore-plot brazil draws it), the limits on it.
     EXPECT_EQ(keys(gd), (std::vector<std::string>{"exp", "level", "obs", "poi", "scan"}));
@@ -141,17 +165,64 @@ TEST(Cli, UpperLimitAndSignificance) {
     const double m0 = mu[i - 1].as_double(), c0 = cls[i - 1].as_double();
     const double crossing = m0 + (0.05 - c0) * (mu[i].as_double() - m0) / (cls[i].as_double() - c0);
     EXPECT_NEAR(crossing, gd["obs"].as_double(), 1e-9);
+    // significance: p0 observed and expected against pyhf, Z against scipy's norm.isf of pyhf's p0 (not the
+    // library's own normal_isf).
     auto s = run("significance " + example());
-    ASSERT_EQ(s.rc, 0) << s.out;
+    ASSERT_EQ(s.rc, 0) << s.err;
     auto sd = json::parse(s.out);
-    EXPECT_LE(rel(sd["p0_obs"].as_double(), ref["p0_obs"].as_double()), 1e-3);
-    EXPECT_NEAR(sd["significance_obs"].as_double(), infer::normal_isf(sd["p0_obs"].as_double()), 1e-12);
+    EXPECT_EQ(keys(sd), (std::vector<std::string>{"p0_exp", "p0_obs", "significance_exp", "significance_obs"}));
+    double d_p0 = rel(sd["p0_obs"].as_double(), tight["p0_obs"].as_double());
+    double d_z = std::abs(sd["significance_obs"].as_double() - tight["significance_obs"].as_double());
+    for (int k = 0; k < 5; ++k) {
+        d_p0 = std::max(d_p0, rel(sd["p0_exp"][k].as_double(), tight["p0_exp"][k].as_double()));
+        d_z = std::max(d_z, std::abs(sd["significance_exp"][k].as_double() - tight["significance_exp"][k].as_double()));
+    }
+    report_agreement("hfcore significance", "p0 obs and exp (rel)", d_p0, kCliP0Rel);
+    report_agreement("hfcore significance", "Z obs and exp (abs)", d_z, kCliSignificance);
+    EXPECT_LE(d_p0, kCliP0Rel);
+    EXPECT_LE(d_z, kCliSignificance);
 }
 
+// Every exit status docs/user-guide.md documents, with its message; a signal or crash never counts as the
+// expected failure. 130 and 143 (interrupted runs) are tested in tests/run/test_cli_interrupt.cpp.
 TEST(Cli, BadInputsFailWithAMessage) {
-    EXPECT_EQ(run("cls /nonexistent/ws.json").rc, 2);
-    EXPECT_NE(run("cls " + example() + " --interpcodes normsys=code9").rc, 0);
-    EXPECT_NE(run("cls " + example() + " --backend nosuchbackend").rc, 0);
+    // 2: input errors: a missing file, a bad option value, an unknown backend, an option CLI11 rejects.
+    expect_failure(run("cls /nonexistent/ws.json"), 2,
+                   "hfcore: error: /nonexistent/ws.json: cannot open file: No such file or directory");
+    expect_failure(run("cls " + example() + " --interpcodes normsys=code9"), 2,
+                   "hfcore: error: --interpcodes: normsys=code9: 'code9' is not an interpolation code");
+    expect_failure(run("cls " + example() + " --backend nosuchbackend"), 2,
+                   "hfcore: error: no plugin named 'nosuchbackend' (file libhfcore-backend-nosuchbackend.so) in: ");
+    expect_failure(run("cls " + example() + " --no-such-option"), 2,
+                   "The following argument was not expected: --no-such-option");
+    expect_failure(run("cls " + example() + " --test-poi abc"), 2, "--test-poi: 'abc' is not a number");
+    expect_failure(run("cls " + example() + " --calctype magic"), 2, "--calctype: magic not in {asymptotics,toybased}");
+    expect_failure(run("no-such-command"), 2, "A subcommand is required");
+    // 0 with --help (usage on standard output).
+    auto h = run("cls --help");
+    EXPECT_EQ(h.rc, 0) << h.err;
+    EXPECT_NE(h.out.find("--test-poi"), std::string::npos) << h.out;
+}
+
+// 1: a fit that did not converge prints its result, a warning with the reason, and exits with 1.
+// The model: one bin whose histosys (code0, linear) moves it up on both sides, so with fewer events observed than
+// expected the likelihood's minimum is the kink at alpha = 0, where no gradient vanishes and Newton cannot
+// confirm a minimum.
+TEST(Cli, UnconvergedFitExitsWithOne) {
+    const auto ws = std::filesystem::temp_directory_path() / ("hfcore_test_kink_" + std::to_string(::getpid()) + ".json");
+    std::ofstream(ws) << R"({"channels": [{"name": "c", "samples": [
+        {"name": "b", "data": [10.0], "modifiers": [{"name": "kink", "type": "histosys",
+                                                      "data": {"hi_data": [15.0], "lo_data": [15.0]}}]},
+        {"name": "s", "data": [1.0], "modifiers": [{"name": "mu", "type": "normfactor", "data": null}]}]}],
+        "observations": [{"name": "c", "data": [5.0]}],
+        "measurements": [{"name": "m", "config": {"poi": "mu", "parameters": []}}], "version": "1.0.0"})";
+    auto r = run("fit " + ws.string() + " --interpcodes histosys=code0");
+    EXPECT_EQ(r.rc, 1) << r.err << r.out;
+    EXPECT_NE(r.err.find("hfcore: warning: the fit did not converge: not converged: edm"), std::string::npos) << r.err;
+    auto doc = json::parse(r.out);
+    EXPECT_FALSE(doc["converged"].as_bool());
+    EXPECT_NE(doc["reason"].as_string().find("not converged"), std::string::npos) << doc["reason"].as_string();
+    std::filesystem::remove(ws);
 }
 
 // scan: plain RFC 6902 patch files (named by their stem) and a PatchSet (verified against the digest).
@@ -176,7 +247,7 @@ TEST(Cli, ScanPatchFilesAndPatchSet) {
     }
     auto r = run("scan " + example() + " " + (dir / "patch.weak.json").string() + " " + (dir / "strong.json").string() +
                  " --threads 2");
-    ASSERT_EQ(r.rc, 0) << r.out;
+    ASSERT_EQ(r.rc, 0) << r.err;
     auto doc = json::parse(r.out);
     const auto& res = doc["results"].as_array();
     ASSERT_EQ(res.size(), 2u);
@@ -186,8 +257,8 @@ TEST(Cli, ScanPatchFilesAndPatchSet) {
     EXPECT_EQ(doc["summary"]["n_patches"].as_double(), 2.0);
     EXPECT_EQ(doc.as_object().find("labels"), nullptr);  // plain patches have no labels
 
-    auto p = run("scan " + example() + " " + (dir / "patchset.json").string() + " --upper-limit");
-    ASSERT_EQ(p.rc, 0) << p.out;
+    auto p = run("scan " + example() + " " + (dir / "patchset.json").string() + " --upper-limit --rtol 1e-9");
+    ASSERT_EQ(p.rc, 0) << p.err;
     auto pd = json::parse(p.out);
     const auto& pr = pd["results"].as_array();
     ASSERT_EQ(pr.size(), 2u);
@@ -195,10 +266,87 @@ TEST(Cli, ScanPatchFilesAndPatchSet) {
     EXPECT_EQ(pr[0]["values"][0].as_double(), 100.0);
     EXPECT_EQ(pd["labels"][0].as_string(), "m");  // the PatchSet's labels name the values (plot axes)
     // m100 is the example's own signal: the same CLs and limit as the workspace itself.
-    const auto ref = json::parse_file(reference("example.json").string());
-    EXPECT_LE(rel(pr[0]["CLs_obs"].as_double(), ref["CLs_obs"].as_double()), 1e-4);
-    EXPECT_LE(rel(pr[0]["upper_limit"]["obs"].as_double(), ref["upper_limit"]["obs"].as_double()), 1e-3);
+    const auto& tight = example_reference()["tight"];
+    EXPECT_LE(rel(pr[0]["CLs_obs"].as_double(), tight["CLs_obs"].as_double()), kCliClsRel);
+    EXPECT_LE(rel(pr[0]["upper_limit"]["obs"].as_double(), tight["upper_limit"]["obs"].as_double()), kCliLimitRel);
     EXPECT_TRUE(pr[1]["converged"].as_bool());
+    std::filesystem::remove_all(dir);
+}
+
+// The output of a scan does not depend on the number of threads: byte for byte, errors included.
+TEST(Cli, ScanOutputIsTheSameForOneAndTwoThreads) {
+    const auto dir = std::filesystem::temp_directory_path() / ("hfcore_test_scan_threads_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::string files;
+    for (int k = 0; k < 5; ++k) {
+        const auto f = dir / ("patch.p" + std::to_string(k) + ".json");
+        std::ofstream(f) << R"([{"op": "replace", "path": "/channels/0/samples/0/data", "value": [)" << 2.0 + 4 * k
+                         << ", " << 3.0 + 5 * k << "]}]";
+        files += " " + f.string();
+    }
+    files += " " + (dir / "patch.missing.json").string();  // an error point among them
+    auto one = run("scan " + example() + files + " --upper-limit --threads 1");
+    auto two = run("scan " + example() + files + " --upper-limit --threads 2");
+    ASSERT_EQ(one.rc, 1) << one.err;
+    ASSERT_EQ(two.rc, 1) << two.err;
+    ASSERT_FALSE(one.out.empty());
+    EXPECT_EQ(one.out, two.out);
+    EXPECT_EQ(json::parse(one.out)["results"].as_array().size(), 6u);
+    std::filesystem::remove_all(dir);
+}
+
+// A scan with bad patches among good ones: each bad one is that point's error (named in the output and on standard
+// error), the others are computed as if alone, and the exit status is 1 (docs/user-guide.md, `hfcore scan`).
+TEST(Cli, ScanReportsBadPatchesAndFinishesTheRest) {
+    const auto dir = std::filesystem::temp_directory_path() / ("hfcore_test_scan_bad_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto patch = [](double a, double b) {
+        std::ostringstream os;
+        os << R"([{"op": "replace", "path": "/channels/0/samples/0/data", "value": [)" << a << ", " << b << "]}]";
+        return os.str();
+    };
+    std::ofstream(dir / "patch.good1.json") << patch(6.0, 9.0);
+    std::ofstream(dir / "patch.notjson.json") << "[{\"op\": ";
+    std::ofstream(dir / "patch.notapatch.json") << R"({"op": "replace"})";
+    std::ofstream(dir / "patch.noapply.json") << R"([{"op": "replace", "path": "/channels/7/samples/0/data", "value": [1, 1]}])";
+    std::ofstream(dir / "patch.good2.json") << patch(20.0, 30.0);
+    const std::vector<std::string> names = {"good1", "missing", "notjson", "notapatch", "noapply", "good2"};
+    std::string files;
+    for (const auto& n : names) files += " " + (dir / ("patch." + n + ".json")).string();
+    auto r = run("scan " + example() + files);
+    EXPECT_EQ(r.rc, 1) << r.err;
+    auto doc = json::parse(r.out);
+    const auto& res = doc["results"].as_array();
+    ASSERT_EQ(res.size(), names.size());
+    for (std::size_t k = 0; k < names.size(); ++k) EXPECT_EQ(res[k]["name"].as_string(), names[k]);
+    const std::map<std::string, std::string> errors = {
+        {"missing", "patch.missing.json: cannot open file: No such file or directory"},
+        {"notjson", "patch.notjson.json: invalid JSON at line 1, column 9 (byte 8): unexpected end of input"},
+        {"notapatch", "patch.notapatch.json: expected an array, got an object"},
+        {"noapply", "patch.noapply.json: [0].path: \"/channels/7/samples/0/data\": channels has 3 items, index 7 is out of range"},
+    };
+    for (const auto& r_k : res) {
+        const std::string name = r_k["name"].as_string();
+        if (auto e = errors.find(name); e != errors.end()) {
+            ASSERT_TRUE(r_k.find("error")) << name;
+            EXPECT_NE(r_k["error"].as_string().find(e->second), std::string::npos) << name << ": " << r_k["error"].as_string();
+            EXPECT_FALSE(r_k["converged"].as_bool());
+            EXPECT_FALSE(r_k.find("CLs_obs")) << name;
+            EXPECT_NE(r.err.find("hfcore: warning: " + name + ": "), std::string::npos) << r.err;
+        } else {
+            EXPECT_FALSE(r_k.find("error")) << name << ": " << r_k["error"].as_string();
+            EXPECT_TRUE(r_k["converged"].as_bool()) << name;
+        }
+    }
+    EXPECT_EQ(doc["summary"]["n_errors"].as_double(), 4.0);
+    EXPECT_EQ(doc["summary"]["n_patches"].as_double(), 6.0);
+    // The good points are what they are in a scan of their own.
+    auto alone = run("scan " + example() + " " + (dir / "patch.good1.json").string() + " " + (dir / "patch.good2.json").string());
+    ASSERT_EQ(alone.rc, 0) << alone.err;
+    const auto alone_doc = json::parse(alone.out);
+    const auto& ra = alone_doc["results"].as_array();
+    EXPECT_EQ(ra[0]["CLs_obs"].as_double(), res[0]["CLs_obs"].as_double());
+    EXPECT_EQ(ra[1]["CLs_obs"].as_double(), res[5]["CLs_obs"].as_double());
     std::filesystem::remove_all(dir);
 }
 

@@ -20,11 +20,24 @@ double q_asimov_from_median(double cls_median) {
     return s * s;
 }
 
+// Agreement with pyhf + Minuit over the 66 points (each printed as "[ agreement ]"). The CLs and q_A differences
+// are pyhf's own noise (its logpdf rounds to ~1e-3 here, see above), not hfcore's, which reproduces to ~1e-10:
+// so those tolerances sit just above the measured figure instead of 10x it.
+// hfcore's minimum is below pyhf's best at every point (by 3.1e-4 at least)
+constexpr double kNllAbove = 0.0;
+constexpr double kQAsimovAbs = 5e-3;         // |q_A - pyhf+Minuit|: measured 3.4e-3
+constexpr double kClsObsRel = 1e-2;          // CLs_obs where q_A > 0.1: measured 8.7e-3 (ERJR_500p0_100p0)
+constexpr double kClsExpRel = 1e-2;          // CLs_exp where q_A > 0.1: measured 7.7e-3 (ERJR_110p0_70p0)
+constexpr double kClsUnresolvedAbs = 2e-2;   // CLs_obs where q_A < 0.1 (10 points, absolute): measured 1.6e-2
+// Upper limits at 4 points (rtol 1e-4 on both sides): about 2x the measured figure, for the same reason.
+constexpr double kLimitObsRel = 5e-4;        // measured 2.4e-4
+constexpr double kLimitExpRel = 2e-3;        // measured 1.0e-3
+
 TEST(Erjr, FitsAndClsOnAllPoints) {
     HF_REQUIRE_SHARED();
     auto backend = load_backend("cpu");
     const auto t0 = std::chrono::steady_clock::now();
-    double worst_nll = -1e300, worst_obs = 0, worst_exp = 0;
+    double worst_nll = -1e300, worst_obs = 0, worst_exp = 0, worst_qa = 0, worst_unresolved = 0;
     std::string worst_nll_at, worst_obs_at, worst_exp_at;
     std::ostringstream lower, unresolved;
     int n = 0;
@@ -38,7 +51,7 @@ TEST(Erjr, FitsAndClsOnAllPoints) {
         const double pyhf_minuit = e["minuit"]["mle"]["twice_nll"].as_double();
         const double best_pyhf = std::min(pyhf_default, pyhf_minuit);
         const double d = fit.twice_nll - best_pyhf;
-        EXPECT_LE(d, 1e-3) << name << ": twice_nll " << fit.twice_nll << " pyhf " << best_pyhf;
+        EXPECT_LE(d, kNllAbove) << name << ": twice_nll " << fit.twice_nll << " pyhf " << best_pyhf;
         if (d > worst_nll) worst_nll = d, worst_nll_at = name;
         if (d < -1e-3) lower << " " << name << " (" << d << ")";
 
@@ -47,33 +60,37 @@ TEST(Erjr, FitsAndClsOnAllPoints) {
         const auto& ref = e["minuit_ignore_validity"];
         auto exp = numbers(ref["CLs_exp"]);
         const double qA_ref = q_asimov_from_median(exp[2]);
-        EXPECT_NEAR(h.q_asimov, qA_ref, 4e-3 + 1e-2 * qA_ref) << name << ": q_A";
+        EXPECT_NEAR(h.q_asimov, qA_ref, kQAsimovAbs) << name << ": q_A";
+        worst_qa = std::max(worst_qa, std::abs(h.q_asimov - qA_ref));
         const bool resolved = qA_ref > 0.1;
         const double ro = rel(h.obs, ref["CLs_obs"].as_double());
         if (resolved) {
-            EXPECT_LE(ro, 1e-2) << name << ": CLs_obs " << h.obs << " pyhf+Minuit " << ref["CLs_obs"].as_double();
+            EXPECT_LE(ro, kClsObsRel) << name << ": CLs_obs " << h.obs << " pyhf+Minuit " << ref["CLs_obs"].as_double();
+            if (ro > worst_obs) worst_obs = ro, worst_obs_at = name;
         } else {
-            EXPECT_NEAR(h.obs, ref["CLs_obs"].as_double(), 0.02) << name << " (q_A " << qA_ref << ")";
+            const double da = std::abs(h.obs - ref["CLs_obs"].as_double());
+            EXPECT_LE(da, kClsUnresolvedAbs) << name << " (q_A " << qA_ref << ")";
+            worst_unresolved = std::max(worst_unresolved, da);
             unresolved << " " << name;
         }
-        if (ro > worst_obs) worst_obs = ro, worst_obs_at = name;
         for (int i = 0; i < 5; ++i) {
             const double re = rel(h.exp[i], exp[i]);
             if (resolved) {
-                EXPECT_LE(re, 1e-2) << name << ": CLs_exp[" << i << "] " << h.exp[i] << " pyhf+Minuit " << exp[i];
+                EXPECT_LE(re, kClsExpRel) << name << ": CLs_exp[" << i << "] " << h.exp[i] << " pyhf+Minuit " << exp[i];
+                if (re > worst_exp) worst_exp = re, worst_exp_at = name;
             }
-            if (re > worst_exp) worst_exp = re, worst_exp_at = name;
         }
         ++n;
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_EQ(n, 66);
-    std::printf("eRJR: %d points in %.1f s; twice_nll - min(pyhf default, Minuit): max %+.2e (%s); lower by more "
-                "than 1e-3 at:%s\n",
-                n, secs, worst_nll, worst_nll_at.c_str(), lower.str().c_str());
-    std::printf("eRJR: CLs vs pyhf+Minuit: worst obs rel %.2e (%s), worst exp rel %.2e (%s); compared through q_A "
-                "only (q_A < 0.1):%s\n",
-                worst_obs, worst_obs_at.c_str(), worst_exp, worst_exp_at.c_str(), unresolved.str().c_str());
+    std::printf("eRJR: %d points in %.1f s; lower than pyhf by more than 1e-3 at:%s; q_A < 0.1 at:%s\n", n, secs,
+                lower.str().c_str(), unresolved.str().c_str());
+    report_agreement("eRJR " + worst_nll_at, "twice_nll - min(pyhf default, Minuit)", worst_nll, kNllAbove);
+    report_agreement("eRJR", "|q_A - pyhf+Minuit|", worst_qa, kQAsimovAbs);
+    report_agreement("eRJR " + worst_obs_at, "CLs_obs (rel, q_A > 0.1)", worst_obs, kClsObsRel);
+    report_agreement("eRJR " + worst_exp_at, "CLs_exp (rel, q_A > 0.1)", worst_exp, kClsExpRel);
+    report_agreement("eRJR", "CLs_obs (abs, q_A < 0.1)", worst_unresolved, kClsUnresolvedAbs);
 }
 
 // pyhf + Minuit upper limits exist for four points (rtol 1e-4, Minuit flags ignored).
@@ -81,6 +98,7 @@ TEST(Erjr, UpperLimitsAgreeWithMinuit) {
     HF_REQUIRE_SHARED();
     auto backend = load_backend("cpu");
     int checked = 0;
+    double worst_obs = 0, worst_exp = 0;
     for (const auto& name : erjr_points()) {
         const auto* ul = erjr_expected()["points"][name]["minuit_ignore_validity"].find("upper_limit");
         if (!ul) continue;
@@ -88,12 +106,19 @@ TEST(Erjr, UpperLimitsAgreeWithMinuit) {
         infer::Toms748Options t;
         t.rtol = 1e-4;
         auto r = infer::upper_limit(*p.model, p.data, t);
-        EXPECT_LE(rel(r.obs, (*ul)["obs"].as_double()), 1e-2) << name << " obs " << r.obs;
+        const double d_obs = rel(r.obs, (*ul)["obs"].as_double());
+        EXPECT_LE(d_obs, kLimitObsRel) << name << " obs " << r.obs;
+        worst_obs = std::max(worst_obs, d_obs);
         auto exp = numbers((*ul)["exp"]);
-        for (int i = 0; i < 5; ++i) EXPECT_LE(rel(r.exp[i], exp[i]), 2e-2) << name << " exp[" << i << "] " << r.exp[i];
+        for (int i = 0; i < 5; ++i) {
+            EXPECT_LE(rel(r.exp[i], exp[i]), kLimitExpRel) << name << " exp[" << i << "] " << r.exp[i];
+            worst_exp = std::max(worst_exp, rel(r.exp[i], exp[i]));
+        }
         ++checked;
     }
     EXPECT_EQ(checked, 4);
+    report_agreement("eRJR", "observed limits (rel)", worst_obs, kLimitObsRel);
+    report_agreement("eRJR", "expected limits (rel)", worst_exp, kLimitExpRel);
 }
 
 // The CLI over all 66 patch files, with upper limits, in two threads.

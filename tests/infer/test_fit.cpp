@@ -6,6 +6,26 @@
 namespace hf::test {
 namespace {
 
+// Agreement with pyhf's tight fits (tests/reference/infer, make_infer_fixtures.py): about 10x the largest
+// difference measured (printed by each test as "[ agreement ]"); the measured figure beside each.
+constexpr double kExampleNll = 2.5e-10;  // measured 2.3e-11
+constexpr double kExampleBestfit = 5e-5;  // measured 4.8e-6
+constexpr double kExampleUncertainty = 2.5e-6;  // measured 2.5e-7
+constexpr double kValidationNll = 3e-9;  // measured 3.1e-10 (sbottom_regionC_1600_850_60; the small cases 1e-11)
+constexpr double kValidationBestfit = 1e-4;  // measured 9.9e-6 (sbottom_regionC_1600_850_60; the small cases 2.4e-6)
+// measured 7.7e-6 (sbottom_regionC_1600_850_60; the small cases 1.3e-6)
+constexpr double kValidationUncertainty = 8e-5;
+
+// The largest relative difference of `ours` from the reference uncertainties of a fixture's "mle" block (fixed
+// parameters, 0 there, left out).
+double max_rel_uncertainty(const std::vector<double>& ours, const json::Value& mle) {
+    const auto ref = numbers(mle["uncertainties"]);
+    double d = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i)
+        if (ref[i] > 0) d = std::max(d, rel(ours.at(i), ref[i]));
+    return d;
+}
+
 std::string example_path() { return (source_dir() / "examples" / "workspaces" / "example.json").string(); }
 
 struct Example {
@@ -112,25 +132,33 @@ TEST(Fit, HessianHintsSaveEvaluationsNotAccuracy) {
 
 TEST(Fit, ExampleMatchesPyhf) {
     auto e = load_example();
-    const auto ref = json::parse_file((source_dir() / "tests" / "reference" / "infer" / "example.json").string());
+    const auto& ref = example_reference();
+    const auto& tight = ref["tight"]["mle"];
     infer::FitOptions fo;
     fo.uncertainties = true;
     auto r = infer::fit(*e.model, e.data, {}, fo);
     ASSERT_TRUE(r.converged) << r.reason;
     EXPECT_TRUE(std::isfinite(r.twice_nll));
-    const double pyhf = ref["mle"]["twice_nll"].as_double();
     // pyhf's default fit stops slightly above the minimum; never below it.
-    EXPECT_LE(r.twice_nll, pyhf + 1e-7);
-    EXPECT_GE(r.twice_nll, pyhf - 1e-4);
-    auto best = numbers(ref["mle"]["bestfit"]);
-    for (std::size_t i = 0; i < best.size(); ++i) EXPECT_NEAR(r.bestfit[i], best[i], 2e-3) << e.model->par_names()[i];
-    // Uncertainties and correlations: positive, symmetric, unit diagonal, |rho| <= 1.
+    EXPECT_LE(r.twice_nll, ref["mle"]["twice_nll"].as_double() + 1e-9);
+    // pyhf with tight fits: the same minimum at the same point.
+    const double d_nll = std::abs(r.twice_nll - tight["twice_nll"].as_double());
+    const double d_best = max_abs_diff(r.bestfit, numbers(tight["bestfit"]));
+    report_agreement("example", "twice_nll", d_nll, kExampleNll);
+    report_agreement("example", "bestfit (abs)", d_best, kExampleBestfit);
+    EXPECT_LE(d_nll, kExampleNll);
+    EXPECT_LE(d_best, kExampleBestfit);
+    // Uncertainties against the central-difference Hessian of pyhf's logpdf (no parameter at a bound here).
+    ASSERT_TRUE(tight["at_bound"].as_array().empty());
     ASSERT_TRUE(r.hessian_ok);
+    const double d_unc = max_rel_uncertainty(r.uncertainties, tight);
+    report_agreement("example", "uncertainties (rel)", d_unc, kExampleUncertainty);
+    EXPECT_LE(d_unc, kExampleUncertainty);
+    // Correlations: symmetric, unit diagonal, |rho| <= 1.
     const std::size_t n = r.bestfit.size();
     ASSERT_EQ(r.uncertainties.size(), n);
     ASSERT_EQ(r.correlations.size(), n * n);
     for (std::size_t i = 0; i < n; ++i) {
-        EXPECT_GT(r.uncertainties[i], 0.0) << e.model->par_names()[i];
         EXPECT_DOUBLE_EQ(r.correlations[i * n + i], 1.0);
         for (std::size_t j = 0; j < n; ++j) {
             EXPECT_NEAR(r.correlations[i * n + j], r.correlations[j * n + i], 1e-12);
@@ -162,28 +190,63 @@ TEST(Fit, UncertaintyOfAPoissonRate) {
 class ValidationFit : public ::testing::TestWithParam<std::string> {};
 
 // The free and fixed-POI fits reach pyhf's minima: never above pyhf's default fit, and equal to pyhf with
-// tight fits.
+// tight fits in twice_nll and in every parameter; the free fit's uncertainties equal Minuit's (HESSE) where no
+// parameter is at a bound.
 TEST_P(ValidationFit, MinimaMatchPyhf) {
     HF_REQUIRE_SHARED();
     Case c = load_case(GetParam());
     const auto& tight = tight_reference()["cases"][c.name];
-    auto free = infer::fit(*c.model, c.data);
+    infer::FitOptions fo;
+    fo.uncertainties = true;
+    auto free = infer::fit(*c.model, c.data, {}, fo);
     EXPECT_TRUE(free.converged) << free.reason;
     const double pyhf = c.expected["mle"]["twice_nll"].as_double();
-    EXPECT_LE(free.twice_nll, pyhf + 1e-7) << "pyhf default fit " << pyhf;
-    EXPECT_NEAR(free.twice_nll, tight["mle"]["twice_nll"].as_double(), 1e-6);
+    EXPECT_LE(free.twice_nll, pyhf + 1e-9) << "pyhf default fit " << pyhf;
+    const double d_nll = std::abs(free.twice_nll - tight["mle"]["twice_nll"].as_double());
+    const double d_best = max_abs_diff(free.bestfit, numbers(tight["mle"]["bestfit"]));
+    report_agreement(c.name, "free twice_nll", d_nll, kValidationNll);
+    report_agreement(c.name, "free bestfit (abs)", d_best, kValidationBestfit);
+    EXPECT_LE(d_nll, kValidationNll);
+    EXPECT_LE(d_best, kValidationBestfit);
+
+    // Uncertainties, against the inverse of a central-difference Hessian of pyhf's logpdf at pyhf's best fit
+    // (make_infer_fixtures.py; Minuit's HESSE, also stored, works in its transform of bounded parameters and is
+    // 1e-2..3e-1 off for a POI near its lower bound or a parameter on a kink). Where a parameter sits at its bound
+    // (at_bound: the POI at 0 in 1bin_lumi, shapesys_nuisparfilter and sbottom regionA x3 and regionB), the inverse
+    // Hessian is not the fit's error (1bin_lumi: hfcore 0.707 against Minuit's 0.096), so those cases are not
+    // compared.
+    const auto& at_bound = tight["mle"]["at_bound"].as_array();
+    if (at_bound.empty()) {
+        ASSERT_TRUE(free.hessian_ok);
+        EXPECT_LE(max_rel_uncertainty(free.uncertainties, tight["mle"]), kValidationUncertainty);
+        report_agreement(c.name, "uncertainties (rel)", max_rel_uncertainty(free.uncertainties, tight["mle"]),
+                         kValidationUncertainty);
+    } else {
+        EXPECT_TRUE(tight["mle"]["uncertainties"].is_null());
+    }
+
     const double mu = c.test_stat() == infer::TestStat::q0 ? 0.0 : c.mu_test();
     auto fixed = infer::fixed_poi_fit(mu, *c.model, c.data);
     EXPECT_TRUE(fixed.converged) << fixed.reason;
-    // At or below pyhf's; equal where pyhf's SLSQP fit is in the lowest basin (the other cases; this one is left out of cls_cases()).
+    // At or below pyhf's; equal where pyhf's SLSQP fit is in the lowest basin (the other cases; this one is left out
+    // of cls_cases()).
     const double pyhf_fixed = tight["fixed_poi_fit"]["twice_nll"].as_double();
-    EXPECT_LE(fixed.twice_nll, pyhf_fixed + 1e-6);
-    if (c.name == "2bin_2channel_coupledhistosys")
-        EXPECT_NEAR(fixed.twice_nll, 30.87173697, 1e-6) << "pyhf with Minuit (strategy 2) reaches 30.87173697";
-    else
-        EXPECT_NEAR(fixed.twice_nll, pyhf_fixed, 1e-6);
+    EXPECT_LE(fixed.twice_nll, pyhf_fixed + kValidationNll);
+    if (c.name == "2bin_2channel_coupledhistosys") {
+        // Minuit's minimum as printed, to 8 decimals (rounding up to 5e-9): measured 4.7e-9 from it.
+        const double d_minuit = std::abs(fixed.twice_nll - 30.87173697);
+        report_agreement(c.name, "fixed-POI twice_nll vs Minuit's 30.87173697", d_minuit, 2e-8);
+        EXPECT_LE(d_minuit, 2e-8) << "pyhf with Minuit (strategy 2) reaches 30.87173697";
+    } else {
+        const double d_fixed = std::abs(fixed.twice_nll - pyhf_fixed);
+        const double d_fixed_best = max_abs_diff(fixed.bestfit, numbers(tight["fixed_poi_fit"]["bestfit"]));
+        report_agreement(c.name, "fixed-POI twice_nll", d_fixed, kValidationNll);
+        report_agreement(c.name, "fixed-POI bestfit (abs)", d_fixed_best, kValidationBestfit);
+        EXPECT_LE(d_fixed, kValidationNll);
+        EXPECT_LE(d_fixed_best, kValidationBestfit);
+    }
     if (c.expected["fixed_poi_fit"]["mu"].as_double() == mu) {
-        EXPECT_LE(fixed.twice_nll, c.expected["fixed_poi_fit"]["twice_nll"].as_double() + 1e-7);
+        EXPECT_LE(fixed.twice_nll, c.expected["fixed_poi_fit"]["twice_nll"].as_double() + 1e-9);
     }
 }
 

@@ -139,8 +139,20 @@ TEST(Toys, ToyClsNearAsymptotics) {
     auto toys = infer::hypotest(1.0, *c.model, c.data, o);
     EXPECT_EQ(last, 2 * o.ntoys);
     EXPECT_EQ(calls, 8);
-    EXPECT_NEAR(toys.obs, asym.obs, 0.03) << "toys " << toys.obs << " asymptotics " << asym.obs;
-    EXPECT_NEAR(toys.exp[2], asym.exp[2], 0.05);
+    // Within the toys' statistical spread: CLs = CLsb / CLb, each a fraction of n toys (binomial), 4 sigma. The
+    // asymptotic formulae are exact only for many events; on this model (tens of events per bin) the difference
+    // measured is well inside that.
+    const double n = static_cast<double>(o.ntoys);
+    auto sigma_cls = [&](double sb, double b) {
+        return (sb / b) * std::sqrt((1 - sb) / (n * sb) + (1 - b) / (n * b));
+    };
+    const double s_obs = sigma_cls(toys.CLsb_obs, toys.CLb_obs);
+    const double s_exp = sigma_cls(toys.CLsb_exp[2], toys.CLb_exp[2]);
+    report_agreement("2bin_2channel", "toys - asymptotics CLs_obs (abs)", std::abs(toys.obs - asym.obs), 4 * s_obs);
+    report_agreement("2bin_2channel", "toys - asymptotics CLs_exp median (abs)", std::abs(toys.exp[2] - asym.exp[2]),
+                     4 * s_exp);
+    EXPECT_NEAR(toys.obs, asym.obs, 4 * s_obs) << "toys " << toys.obs << " asymptotics " << asym.obs;
+    EXPECT_NEAR(toys.exp[2], asym.exp[2], 4 * s_exp) << "toys " << toys.exp[2] << " asymptotics " << asym.exp[2];
 }
 
 }  // namespace

@@ -1,11 +1,19 @@
-// Upper limits: root finding against pyhf's toms748_scan (1e-3 relative) and against the level itself, the
-// linear grid scan.
+// Upper limits: root finding against pyhf's toms748_scan and against the level itself, the linear grid scan.
 #include <cmath>
 
 #include "infer_support.hpp"
 
 namespace hf::test {
 namespace {
+
+// Agreement reached, about 10x the largest relative difference measured (printed as "[ agreement ]"):
+// against pyhf's toms748_scan with tight fits (validation_tight.json, rtol 1e-9) where it exists;
+constexpr double kLimitTightRel = 8e-7;  // measured 7.4e-8 (2bin_2channel_couplednorm)
+// against ../shared's expected.json (pyhf's default fits, rtol 1e-5) for the sbottom cases, whose tight pyhf
+// limits take more than 45 CPU-minutes each and are not made;
+constexpr double kLimitDefaultRel = 2.5e-4;  // measured 2.4e-5 (sbottom_regionB_1400_550_60)
+// CLs at each limit against the level (limits found to rtol 1e-9).
+constexpr double kClsAtLimit = 2e-10;  // measured 2.0e-11 (1bin_lumi)
 
 class ValidationUpperLimit : public ::testing::TestWithParam<std::string> {};
 
@@ -14,28 +22,38 @@ TEST_P(ValidationUpperLimit, MatchesPyhfToms748) {
     Case c = load_case(GetParam());
     const auto* ul = c.expected.find("upper_limit");
     ASSERT_TRUE(ul) << "no upper limit in expected.json";
+    const auto* tight = tight_reference()["cases"][c.name].find("upper_limit");
+    ASSERT_TRUE(tight || c.name.rfind("sbottom", 0) == 0) << "no tight pyhf limit in validation_tight.json";
+    const auto& ref = tight ? *tight : *ul;
+    const double tol = tight ? kLimitTightRel : kLimitDefaultRel;
     infer::HypotestOptions o;
     o.test_stat = infer::parse_test_stat((*ul)["test_stat"].as_string());
     infer::Toms748Options t;
     t.level = (*ul)["level"].as_double();
-    t.rtol = 1e-6;
+    t.rtol = 1e-9;
     t.high = (*ul)["bracket"][1].as_double();
     auto r = infer::upper_limit(*c.model, c.data, t, o);
-    const double obs = (*ul)["obs"].as_double();
-    EXPECT_LE(rel(r.obs, obs), 1e-3) << "observed limit " << r.obs << " vs pyhf " << obs;
-    auto exp = numbers((*ul)["exp"]);
-    for (int i = 0; i < 5; ++i) EXPECT_LE(rel(r.exp[i], exp[i]), 1e-3) << "expected[" << i << "] " << r.exp[i] << " vs " << exp[i];
+    const double obs = ref["obs"].as_double();
+    auto exp = numbers(ref["exp"]);
+    double worst = rel(r.obs, obs);
+    for (int i = 0; i < 5; ++i) worst = std::max(worst, rel(r.exp[i], exp[i]));
+    report_agreement(c.name, tight ? "limits vs pyhf tight (rel)" : "limits vs pyhf default (rel)", worst, tol);
+    EXPECT_LE(rel(r.obs, obs), tol) << "observed limit " << r.obs << " vs pyhf " << obs;
+    for (int i = 0; i < 5; ++i) EXPECT_LE(rel(r.exp[i], exp[i]), tol) << "expected[" << i << "] " << r.exp[i] << " vs " << exp[i];
     EXPECT_EQ(r.poi_bounds_used.second, (*ul)["poi_bounds_used"][1].as_double());
     // CLs at the limit is the level (with the POI bound widened as the search did).
     o.config = infer::FitConfig::suggested(*c.model);
     o.config.bounds[c.model->poi_index()] = r.poi_bounds_used;
     auto h = infer::hypotest(r.obs, *c.model, c.data, o);
-    EXPECT_NEAR(h.obs, t.level, 1e-4);
+    double at_limit = std::abs(h.obs - t.level);
+    EXPECT_LE(std::abs(h.obs - t.level), kClsAtLimit);
     // And each expected CLs at its expected limit (found from the Asimov fits alone).
     for (int i = 0; i < 5; ++i) {
         auto he = infer::hypotest(r.exp[i], *c.model, c.data, o);
-        EXPECT_NEAR(he.exp[i], t.level, 1e-4) << "expected[" << i << "] at " << r.exp[i];
+        at_limit = std::max(at_limit, std::abs(he.exp[i] - t.level));
+        EXPECT_LE(std::abs(he.exp[i] - t.level), kClsAtLimit) << "expected[" << i << "] at " << r.exp[i];
     }
+    report_agreement(c.name, "|CLs - level| at the limits", at_limit, kClsAtLimit);
     EXPECT_TRUE(r.converged);
 }
 

@@ -28,13 +28,16 @@ HIGHER_BASIN = {"2bin_2channel_coupledhistosys": 30.87173697}
 CLS_COMPARABLE = [c for c in ASYMPTOTIC if c not in HIGHER_BASIN]
 
 
-def tolerance(t):
-    """A case's tolerance as pyhf's test applies it: (obs_rel, exp_rel, exp_abs, abs)."""
-    if isinstance(t, (int, float)):
-        return t, t, 1e-12, 0.0
-    if "obs_rel" in t:
-        return t["obs_rel"], t["exp_rtol"], t["exp_atol"], 0.0
-    return t["rtol"], t["rtol"], t["atol"], t["atol"]
+# Agreement with pyhf's tight fits, the C++ tests' figures (about 10x the largest difference measured there; the
+# measured figure in tests/infer/test_validation_cls.cpp, test_fit.cpp, test_upper_limit.cpp):
+CLS_REL = 1.6e-5  # CLs obs and expected (kClsRel; measured 1.6e-6)
+TAIL_REL = 7e-6  # CLsb, CLb (kTailRel; measured 7.2e-7)
+NLL_ABS = 3e-9  # twice_nll (kValidationNll; measured 3.1e-10)
+BESTFIT_ABS = 1e-4  # best-fit parameters (kValidationBestfit; measured 9.9e-6)
+UNCERTAINTY_REL = 8e-5  # uncertainties against the central-difference Hessian (kValidationUncertainty; 7.7e-6)
+LIMIT_TIGHT_REL = 8e-7  # limits against pyhf's tight toms748_scan (kLimitTightRel; measured 7.4e-8)
+LIMIT_DEFAULT_REL = 2.5e-4  # sbottom limits against ../shared's default-fit numbers (kLimitDefaultRel; 2.4e-5)
+CLS_AT_LIMIT = 2e-10  # |CLs - level| at the limits (kClsAtLimit; measured 2.0e-11)
 
 
 def model_and_data(name):
@@ -48,31 +51,37 @@ def model_and_data(name):
 def test_hypotest_matches_pyhf_tight(name):
     model, data, expected = model_and_data(name)
     ref = TIGHT[name]
-    obs_rel, exp_rel, exp_abs, abs_tol = tolerance(expected["tolerance"])
     cls_obs, cls_exp = hfcore.infer.hypotest(expected["mu_test"], data, model, test_stat=ref["test_stat"],
                                              return_expected_set=True)
     assert isinstance(cls_obs, np.ndarray) and cls_obs.shape == ()
     assert isinstance(cls_exp, list) and len(cls_exp) == 5 and all(e.shape == () for e in cls_exp)
-    assert abs(cls_obs - ref["CLs_obs"]) <= abs_tol + obs_rel * abs(ref["CLs_obs"])
-    for e, r in zip(cls_exp, ref["CLs_exp"]):
-        assert abs(e - r) <= exp_abs + exp_rel * abs(r)
+    assert rel(cls_obs, ref["CLs_obs"]) <= CLS_REL
+    assert rel(np.asarray(cls_exp, dtype=float), ref["CLs_exp"]) <= CLS_REL
 
 
 @pytest.mark.parametrize("name", ASYMPTOTIC)
 def test_fits_match_pyhf_tight(name):
-    """hfcore's minima are at or below pyhf's tight ones (1e-6 in twice_nll), at the same point."""
+    """hfcore's minima are pyhf's tight ones, at the same point; the uncertainties are those of a central-difference
+    Hessian of pyhf's logpdf where no parameter is at a bound (where one is, the inverse Hessian is not the fit's
+    error, and the fixture has none)."""
     model, data, expected = model_and_data(name)
     ref = TIGHT[name]
-    bestfit, twice_nll = hfcore.infer.mle.fit(data, model, return_fitted_val=True)
-    assert bestfit.shape == (model.config.npars,) and twice_nll.shape == ()
-    assert twice_nll <= ref["mle"]["twice_nll"] + 1e-6
-    assert abs(twice_nll - ref["mle"]["twice_nll"]) <= 1e-6 * max(1.0, abs(ref["mle"]["twice_nll"]))
-    assert np.max(np.abs(bestfit - ref["mle"]["bestfit"])) < 2e-3
+    pars, twice_nll = hfcore.infer.mle.fit(data, model, return_uncertainties=True, return_fitted_val=True)
+    assert pars.shape == (model.config.npars, 2) and twice_nll.shape == ()
+    assert abs(twice_nll - ref["mle"]["twice_nll"]) <= NLL_ABS
+    assert np.max(np.abs(pars[:, 0] - ref["mle"]["bestfit"])) <= BESTFIT_ABS
+    if ref["mle"]["uncertainties"] is not None:
+        unc = np.asarray(ref["mle"]["uncertainties"])
+        free = unc > 0
+        assert rel(pars[free, 1], unc[free]) <= UNCERTAINTY_REL
     fixed, twice_nll_fixed = hfcore.infer.mle.fixed_poi_fit(expected["mu_test"], data, model, return_fitted_val=True)
     assert fixed[model.config.poi_index] == expected["mu_test"]
-    assert twice_nll_fixed <= ref["fixed_poi_fit"]["twice_nll"] + 1e-6
-    best = HIGHER_BASIN.get(name, ref["fixed_poi_fit"]["twice_nll"])
-    assert abs(twice_nll_fixed - best) <= 1e-6 * max(1.0, abs(best))
+    assert twice_nll_fixed <= ref["fixed_poi_fit"]["twice_nll"] + NLL_ABS
+    if name in HIGHER_BASIN:
+        assert abs(twice_nll_fixed - HIGHER_BASIN[name]) <= 1e-8
+    else:
+        assert abs(twice_nll_fixed - ref["fixed_poi_fit"]["twice_nll"]) <= NLL_ABS
+        assert np.max(np.abs(fixed - ref["fixed_poi_fit"]["bestfit"])) <= BESTFIT_ABS
 
 
 @pytest.mark.parametrize("name", [c for c in SMALL if c in CLS_COMPARABLE])
@@ -84,22 +93,21 @@ def test_live_pyhf_hypotest_and_fit(pyhf_tight, name):
     m_p = pyhf.Workspace(spec).model(modifier_settings=codes)
     m_h = hfcore.Workspace(spec).model(modifier_settings=codes)
     data = pyhf.Workspace(spec).data(m_p)
-    obs_rel, exp_rel, exp_abs, abs_tol = tolerance(expected["tolerance"])
     kw = dict(test_stat=ref["test_stat"], return_tail_probs=True, return_expected=True, return_expected_set=True)
     r_p = pyhf.infer.hypotest(expected["mu_test"], data, m_p, **kw)
     r_h = hfcore.infer.hypotest(expected["mu_test"], data, m_h, **kw)
     assert len(r_h) == len(r_p) == 4
-    assert abs(r_h[0] - r_p[0]) <= abs_tol + obs_rel * abs(r_p[0])
+    assert rel(r_h[0], r_p[0]) <= CLS_REL
     assert len(r_h[1]) == len(r_p[1])
     for a, b in zip(r_h[1], r_p[1]):
-        assert rel(a, b) < 1e-3  # CLsb, CLb (tests/infer: 1e-3)
-    assert abs(r_h[2] - r_p[2]) <= exp_abs + exp_rel * abs(r_p[2])
+        assert rel(a, b) <= TAIL_REL  # CLsb, CLb
+    assert rel(r_h[2], r_p[2]) <= CLS_REL
     for a, b in zip(r_h[3], r_p[3]):
-        assert abs(a - b) <= exp_abs + exp_rel * abs(b)
+        assert rel(a, b) <= CLS_REL
     f_p = pyhf.infer.mle.fit(data, m_p, return_fitted_val=True)
     f_h = hfcore.infer.mle.fit(data, m_h, return_fitted_val=True)
     assert f_h[0].shape == np.asarray(f_p[0]).shape
-    assert f_h[1] <= f_p[1] + 1e-6
+    assert abs(f_h[1] - f_p[1]) <= NLL_ABS
 
 
 WITH_LIMITS = [c for c in CLS_COMPARABLE if "upper_limit" in case(c)[1]]
@@ -107,26 +115,29 @@ WITH_LIMITS = [c for c in CLS_COMPARABLE if "upper_limit" in case(c)[1]]
 
 @pytest.mark.parametrize("name", WITH_LIMITS)
 def test_upper_limit_matches_pyhf(name):
-    """Limits against pyhf's toms748_scan (1e-3 relative, as tests/infer/test_upper_limit.cpp), and CLs at
-    each limit equal to the level (1e-4)."""
+    """Limits against pyhf's toms748_scan with tight fits (validation_tight.json), or for the sbottom cases, whose
+    tight limits are not made (more than 45 CPU-minutes each), ../shared's default-fit numbers; as
+    tests/infer/test_upper_limit.cpp. CLs at each limit equals the level."""
     model, data, expected = model_and_data(name)
     ul = expected["upper_limit"]
-    obs, exp = hfcore.infer.intervals.upper_limits.upper_limit(data, model, test_stat=expected["test_stat"])
+    ref, tol = (TIGHT[name]["upper_limit"], LIMIT_TIGHT_REL) if "upper_limit" in TIGHT[name] else (ul, LIMIT_DEFAULT_REL)
+    obs, exp = hfcore.infer.intervals.upper_limits.toms748_scan(data, model, ul["bracket"][0], ul["bracket"][1],
+                                                                level=ul["level"], rtol=1e-9,
+                                                                test_stat=expected["test_stat"])
     assert obs.shape == () and len(exp) == 5
-    assert rel(obs, ul["obs"]) < 1e-3
-    for e, r in zip(exp, ul["exp"]):
-        assert rel(e, r) < 1e-3
+    assert rel(obs, ref["obs"]) <= tol
+    assert rel(np.asarray(exp, dtype=float), ref["exp"]) <= tol
     # CLs at the limits, with the POI's upper bound widened as the search did (the sbottom limits lie above 10)
     bounds = model.config.suggested_bounds()
     bounds[model.config.poi_index] = (bounds[model.config.poi_index][0], max(ul["poi_bounds_used"][1], 2 * float(exp[4])))
     kw = dict(test_stat=expected["test_stat"], par_bounds=bounds)
     cls = hfcore.infer.hypotest(float(obs), data, model, **kw)
-    assert abs(cls - 0.05) < 1e-4
+    assert abs(cls - ul["level"]) <= CLS_AT_LIMIT
     _, band = hfcore.infer.hypotest(float(exp[2]), data, model, return_expected_set=True, **kw)
-    assert abs(band[2] - 0.05) < 1e-4
+    assert abs(band[2] - ul["level"]) <= CLS_AT_LIMIT
     obs2, exp2, (scanned, results) = hfcore.infer.intervals.upper_limits.upper_limit(
         data, model, test_stat=expected["test_stat"], return_results=True)
-    assert obs2 == obs and len(scanned) == len(results) >= 1
+    assert len(scanned) == len(results) >= 1
     assert all(len(r) == 2 and len(r[1]) == 5 for r in results)
 
 
