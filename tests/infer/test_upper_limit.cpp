@@ -14,6 +14,9 @@ constexpr double kLimitTightRel = 8e-7;  // measured 7.4e-8 (2bin_2channel_coupl
 constexpr double kLimitDefaultRel = 2.5e-4;  // measured 2.4e-5 (sbottom_regionB_1400_550_60)
 // CLs at each limit against the level (limits found to rtol 1e-9).
 constexpr double kClsAtLimit = 2e-10;  // measured 2.0e-11 (1bin_lumi)
+// A linear grid scan (step 0.02) against root finding on 1bin_normsys: interpolation, not agreement (below).
+constexpr double kGridObs = 7e-4;   // measured 3.6e-4
+constexpr double kGridExp = 1.3e-3;  // measured 6.5e-4
 
 class ValidationUpperLimit : public ::testing::TestWithParam<std::string> {};
 
@@ -68,11 +71,19 @@ TEST(UpperLimit, GridScanAgreesWithRootFinding) {
     std::vector<double> grid;
     for (int i = 0; i <= 40; ++i) grid.push_back(0.02 * i);
     auto scan = infer::upper_limit_scan(*c.model, c.data, grid, 0.05, o);
-    auto root = infer::upper_limit(*c.model, c.data, {}, o);
+    infer::Toms748Options t;
+    t.rtol = 1e-9;
+    auto root = infer::upper_limit(*c.model, c.data, t, o);
     EXPECT_EQ(scan.results.size(), grid.size());
-    EXPECT_NEAR(scan.obs, root.obs, 2e-3);
-    for (int i = 0; i < 5; ++i) EXPECT_NEAR(scan.exp[i], root.exp[i], 4e-3) << i;
-    EXPECT_NEAR(root.obs, c.expected["upper_limit"]["obs"].as_double(), 1e-3);
+    // Linear interpolation of CLs(mu) on a grid of step 0.02 against the root: the curvature of CLs(mu) over one
+    // step, not an agreement that better fits would improve; the tolerances are about 2x the measured figures.
+    double d_exp = 0;
+    for (int i = 0; i < 5; ++i) d_exp = std::max(d_exp, std::abs(scan.exp[i] - root.exp[i]));
+    report_agreement(c.name, "grid scan vs root, observed", std::abs(scan.obs - root.obs), kGridObs);
+    report_agreement(c.name, "grid scan vs root, expected", d_exp, kGridExp);
+    EXPECT_NEAR(scan.obs, root.obs, kGridObs);
+    for (int i = 0; i < 5; ++i) EXPECT_NEAR(scan.exp[i], root.exp[i], kGridExp) << i;
+    EXPECT_LE(rel(root.obs, tight_reference()["cases"][c.name]["upper_limit"]["obs"].as_double()), kLimitTightRel);
 }
 
 // With the clipped normal base distribution the expected limits come from full hypotests (the generic path):
