@@ -204,7 +204,8 @@ TEST(Cli, BadInputsFailWithAMessage) {
     EXPECT_NE(h.out.find("--test-poi"), std::string::npos) << h.out;
 }
 
-// 1: a fit that did not converge prints its result, a warning with the reason, and exits with 1.
+// 1: a fit that did not converge prints its result, a warning with the reason, and exits with 1 (fit and the
+// diagnostics).
 // The model: one bin whose histosys (code0, linear) moves it up on both sides, so with fewer events observed than
 // expected the likelihood's minimum is the kink at alpha = 0, where no gradient vanishes and Newton cannot
 // confirm a minimum.
@@ -222,6 +223,20 @@ TEST(Cli, UnconvergedFitExitsWithOne) {
     auto doc = json::parse(r.out);
     EXPECT_FALSE(doc["converged"].as_bool());
     EXPECT_NE(doc["reason"].as_string().find("not converged"), std::string::npos) << doc["reason"].as_string();
+    // The diagnostics too (docs/diagnostics.md): the result printed, the warning, status 1.
+    const std::vector<std::pair<std::string, std::string>> diagnostics = {
+        {"pulls", "hfcore: warning: the fit did not converge: not converged: edm"},
+        {"gof", "hfcore: warning: the fit did not converge: not converged: edm"},
+        {"yields --postfit", "hfcore: warning: the fit did not converge: not converged: edm"},
+        {"ranking", "hfcore: warning: the free fit did not converge: not converged: edm"},
+        {"fit --minos mu", "hfcore: warning: minos mu: not converged: edm"},
+    };
+    for (const auto& [command, message] : diagnostics) {
+        auto d = run(command + " " + ws.string() + " --interpcodes histosys=code0");
+        EXPECT_EQ(d.rc, 1) << command << ": " << d.err;
+        EXPECT_NE(d.err.find(message), std::string::npos) << command << ": " << d.err;
+        EXPECT_NO_THROW(json::parse(d.out)) << command << ": " << d.out;
+    }
     std::filesystem::remove(ws);
 }
 
