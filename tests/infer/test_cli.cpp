@@ -362,6 +362,13 @@ TEST(Cli, ScanReportsBadPatchesAndFinishesTheRest) {
     const auto& ra = alone_doc["results"].as_array();
     EXPECT_EQ(ra[0]["CLs_obs"].as_double(), res[0]["CLs_obs"].as_double());
     EXPECT_EQ(ra[1]["CLs_obs"].as_double(), res[5]["CLs_obs"].as_double());
+    // A PatchSet made for another workspace is no point's error: the scan stops before any work (status 2).
+    std::ofstream(dir / "patchset.json")
+        << R"({"metadata": {"references": {"hepdata": "ins1234567"}, "description": "d", "digests": {"sha256": ")"
+        << std::string(64, '0') << R"("}, "labels": ["m"]}, "patches": [{"metadata": {"name": "a", "values": [1]},)"
+        << R"( "patch": )" << patch(1.0, 1.0) << R"(}], "version": "1.0.0"})";
+    expect_failure(run("scan " + example() + " " + (dir / "patch.good1.json").string() + " " + (dir / "patchset.json").string()),
+                   2, "metadata.digests.sha256: The digest verification failed for hash algorithm 'sha256'");
     std::filesystem::remove_all(dir);
 }
 
