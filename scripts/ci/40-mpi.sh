@@ -44,8 +44,10 @@ done
 # A rank killed outright (SIGKILL to rank 1 while eRJR toys run in 32 blocks): the job ends, nothing of the
 # blocks that reached rank 0 is lost (its journal holds them), and --resume in one process finishes the run with
 # the CLs of an uninterrupted one, bit for bit.
-kt=(cls "$erjr/BkgOnly.json" -p "$(ls "$erjr"/patch.ERJR_*.json | head -1)" --calctype toybased --ntoys 1600
-    --toy-batch 100 --seed 3 --threads 1)
+# (The first patch by a glob: `ls | head -1` under pipefail fails when head exits before ls has written all.)
+erjr_patches=("$erjr"/patch.ERJR_*.json)
+kt=(cls "$erjr/BkgOnly.json" -p "${erjr_patches[0]}" --calctype toybased --ntoys 1600 --toy-batch 100 --seed 3
+    --threads 1)
 "$hfcore" "${kt[@]}" --output-file "$tmp/kill1.json"
 "${mpirun[@]}" -np 2 "$hfcore" "${kt[@]}" --output-file "$tmp/kill2.json" > "$tmp/kill2.log" 2>&1 &
 mpirun_pid=$!
@@ -59,11 +61,12 @@ for _ in $(seq 200); do  # find rank 1 by its environment, then let it compute a
 done
 [ -n "$rank1" ] || { echo "40-mpi: rank 1 of the toy run not found"; cat "$tmp/kill2.log"; exit 1; }
 journal=$tmp/kill2.json.journal.jsonl
-for _ in $(seq 600); do [ "$(grep -c . "$journal" 2>/dev/null || echo 0)" -ge 4 ] && break; sleep 0.05; done
+journal_lines() { local n; n=$(grep -c . "$journal" 2>/dev/null) || true; echo "${n:-0}"; }
+for _ in $(seq 600); do [ "$(journal_lines)" -ge 4 ] && break; sleep 0.05; done
 kill -KILL "$rank1"
 if wait "$mpirun_pid"; then echo "40-mpi: the toy run finished although rank 1 was killed"; exit 1; fi
 [ ! -e "$tmp/kill2.json" ] || { echo "40-mpi: a killed run left an output file"; exit 1; }
-kept=$(grep -c . "$journal" || true)
+kept=$(journal_lines)
 [ "$kept" -ge 4 ] || { echo "40-mpi: the journal of the killed run holds $kept lines"; exit 1; }
 "$hfcore" "${kt[@]}" --output-file "$tmp/kill2.json" --resume
 same "$tmp/kill1.json" "$tmp/kill2.json" "toys with rank 1 killed after $kept journal lines, then --resume, vs 1 process"
