@@ -53,7 +53,7 @@ const hf::cli::Register reg(
                 lm.data = hf::data_from_json(hf::json::parse_file(o->data_file), channel_slots(m), m.auxdata(),
                                              o->data_file);
             std::vector<double> grad;
-            const double lp = m.logpdf_and_grad(p, backend->from_host(lm.data), grad);
+            const double lp = m.bind(lm.data).logpdf(p, &grad);
             hf::json::Object out;
             out.set("par_order", hf::cli::to_json(m.par_order()));
             out.set("pars", hf::cli::to_json(p));

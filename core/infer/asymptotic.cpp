@@ -35,7 +35,7 @@ AsymptoticCalculator::AsymptoticCalculator(const Model& model, std::vector<doubl
         throw InputError("hypotest", "data",
                          "data has " + std::to_string(data_.size()) + " entries but the model expects " +
                              std::to_string(expected) + " (main bins + auxdata)");
-    data_t_ = model_.backend()->from_host(data_);  // uploaded once for every fit of this calculator
+    data_t_ = model_.bind(data_);  // uploaded and bound once for every fit of this calculator
     cache_ = options_.cache ? options_.cache : make_asymptotic_cache();
     if (!options_.fit.hessian_hints) options_.fit.hessian_hints = cache_->hessians;
 }
@@ -56,8 +56,10 @@ void AsymptoticCalculator::ensure_data_fits() {
     c.asimov_fit = fixed_poi_fit(asimov_mu, model_, data_t_, config_,
                                  detail::with_other_minima(model_, config_, options_.fit, {&c.free_data}));
     detail::keep_free_fit_lowest(model_, data_t_, config_, options_.fit, c.free_data, c.asimov_fit);
-    c.asimov = model_.expected_data(c.asimov_fit.bestfit, true);
-    c.asimov_t = model_.backend()->from_host(c.asimov);
+    // The Asimov data stay where they are made: no download and upload again (the same numbers either way).
+    Backend& be = *model_.backend();
+    const Tensor asimov = model_.expected_data(be.from_host(c.asimov_fit.bestfit, {1, model_.n_pars()}), true);
+    c.asimov_t = model_.bind(asimov.reshape({model_.n_main() + model_.n_aux()}));
     // The Asimov data are the expectation at asimov_fit's parameters, so the free fit's global minimum is there
     // (every Poisson and Gaussian term at its mean, the POI inside its bounds): start there, no basin to search.
     FitOptions at_minimum = options_.fit;

@@ -63,7 +63,7 @@ std::vector<std::size_t> can_turn_over(const Model& model, const Problem& p, con
     const auto k = static_cast<std::int64_t>(3 * multimodal.size());
     const auto lam = be.to_host_double(
         model.expected_data(be.from_host(flat, {k, static_cast<std::int64_t>(np)}), false));
-    const auto data = be.to_host_double(p.data);
+    const auto data = be.to_host_double(p.lik.data());
     std::vector<std::size_t> out;
     for (std::size_t m = 0; m < multimodal.size(); ++m) {
         const double* l0 = &lam[3 * m * nb];

@@ -20,7 +20,7 @@ using detail::QuasiNewton;
 
 namespace {
 
-FitResult run_fit(const Model& model, const Tensor& data, const FitConfig& cfg, const FitOptions& options) {
+FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConfig& cfg, const FitOptions& options) {
     Problem p = detail::make_problem(model, data, cfg);
     const double tol = options.tolerance > 0 ? options.tolerance : detail::default_tolerance(model);
     FitResult r;
@@ -132,8 +132,13 @@ FitResult run_fit(const Model& model, const Tensor& data, const FitConfig& cfg, 
 
 }  // namespace
 
-FitResult fit(const Model& model, const Tensor& data, const FitConfig& config, const FitOptions& options) {
+FitResult fit(const Model& model, const BoundLikelihood& data, const FitConfig& config, const FitOptions& options) {
     return run_fit(model, data, config.resolved(model), options);
+}
+
+FitResult fit(const Model& model, const Tensor& data, const FitConfig& config, const FitOptions& options) {
+    const FitConfig cfg = config.resolved(model);  // before binding: a bad configuration is reported first
+    return run_fit(model, model.bind(data), cfg, options);
 }
 
 FitResult fit(const Model& model, const std::vector<double>& data, const FitConfig& config,
@@ -161,6 +166,11 @@ FitConfig with_fixed_poi(double poi_value, const Model& model, const FitConfig& 
     return c;
 }
 }  // namespace
+
+FitResult fixed_poi_fit(double poi_value, const Model& model, const BoundLikelihood& data, const FitConfig& config,
+                        const FitOptions& options) {
+    return fit(model, data, with_fixed_poi(poi_value, model, config), options);
+}
 
 FitResult fixed_poi_fit(double poi_value, const Model& model, const Tensor& data, const FitConfig& config,
                         const FitOptions& options) {

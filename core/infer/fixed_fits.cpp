@@ -21,7 +21,7 @@ FixedFits::FixedFits(const Model& model, const std::vector<double>& data, const 
         throw InputError("diagnostics", "data",
                          "data has " + std::to_string(data.size()) + " entries but the model expects " +
                              std::to_string(expected) + " (main bins + auxdata)");
-    data_t_ = model.backend()->from_host(data);
+    data_t_ = model.bind(data);
     const auto np = static_cast<std::size_t>(model.n_pars());
     if (free_fit && free_fit->uncertainties.size() == np && free_fit->correlations.size() == np * np) {
         set_free_fit(*free_fit);
@@ -148,7 +148,7 @@ std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vec
     if (options_.batched && !probs.empty()) {
         // A worker's model has its own backend: its data and scaled problem live there.
         const bool own = &model == &model_;
-        const Tensor data_t = own ? data_t_ : model.backend()->from_host(data_);
+        const BoundLikelihood data_t = own ? data_t_ : model.bind(data_);
         Problem p = own ? problem_ : make_problem(model, data_t, config_);
         std::vector<PinnedStart> starts(probs.size());
         for (std::size_t k = 0; k < probs.size(); ++k) {

@@ -39,7 +39,7 @@ struct PinnedSolution {
     bool converged = false;
     int iterations = 0;
 };
-std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const Tensor& data, Problem& p,
+std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLikelihood& data, Problem& p,
                                                const std::vector<double>& cov_y,
                                                const std::vector<PinnedStart>& problems, double tol);
 
@@ -88,7 +88,7 @@ private:
 
     const Model& model_;
     std::vector<double> data_;
-    Tensor data_t_;
+    BoundLikelihood data_t_;  // data_ bound to model_, once
     DiagnosticOptions options_;
     FitConfig config_;
     FitResult free_;

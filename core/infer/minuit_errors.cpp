@@ -84,7 +84,7 @@ ReportedUncertainties minuit_uncertainties(const Model& model, const std::vector
     detail::shifted_cholesky(cov, n, factor);
     const auto hess = detail::cholesky_inverse(factor, n);
     std::vector<double> grad;
-    model.logpdf_and_grad(fit.bestfit, model.backend()->from_host(data), grad);
+    model.bind(data).logpdf(fit.bestfit, &grad);
 
     std::vector<Transformation> tr;
     std::vector<double> p(n), jac(n);

@@ -39,7 +39,7 @@ struct PinnedState {
 
 class PinnedSolver {
 public:
-    PinnedSolver(const Model& model, const Tensor& data, Problem& p, const std::vector<double>& cov)
+    PinnedSolver(const Model& model, const BoundLikelihood& data, Problem& p, const std::vector<double>& cov)
         : model_(model), data_(data), p_(p), cov_(cov), f_(p.nfree()) {}
 
     // The parameters of state k: the scaled point, with the pinned ones at their exact values.
@@ -61,7 +61,7 @@ public:
             std::copy(x.begin(), x.end(), pars.begin() + j * np);
         }
         Tensor grad;
-        Tensor lp = model_.logpdf(be.from_host(pars, {n, np}), data_, &grad);
+        Tensor lp = data_.logpdf(be.from_host(pars, {n, np}), &grad);
         const auto lph = be.to_host_double(lp);
         const auto gh = be.to_host_double(grad);
         f.resize(static_cast<std::size_t>(n));
@@ -144,7 +144,7 @@ public:
 
 private:
     const Model& model_;
-    Tensor data_;
+    BoundLikelihood data_;
     Problem& p_;
     const std::vector<double>& cov_;
     std::size_t f_;
@@ -158,7 +158,7 @@ void forget(PinnedState& s) {
 
 }  // namespace
 
-std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const Tensor& data, Problem& p,
+std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLikelihood& data, Problem& p,
                                                const std::vector<double>& cov_y,
                                                const std::vector<PinnedStart>& problems, double tol) {
     const std::size_t K = problems.size(), nf = p.nfree();

@@ -30,9 +30,13 @@ std::vector<double> parameter_scales(const Model& model) {
 }
 
 Problem make_problem(const Model& model, const Tensor& data, const FitConfig& config) {
+    return make_problem(model, data.defined() ? model.bind(data) : BoundLikelihood(), config);
+}
+
+Problem make_problem(const Model& model, const BoundLikelihood& lik, const FitConfig& config) {
     Problem p;
     p.model = &model;
-    p.data = data;
+    p.lik = lik;
     p.x0 = config.init;
     p.single_precision = model.backend()->precision() == Precision::f32;
     auto scales = parameter_scales(model);
@@ -75,13 +79,12 @@ std::vector<double> Problem::to_y(const std::vector<double>& x) const {
 double Problem::nll(const std::vector<double>& y, std::vector<double>* grad_y) {
     auto x = to_x(y);
     ++n_eval;
-    if (!grad_y) {
-        // The gradient-free path still goes through logpdf_and_grad: one upload, one download.
-        std::vector<double> gx;
-        return -model->logpdf_and_grad(x, data, gx);
-    }
     std::vector<double> gx;
-    double lp = model->logpdf_and_grad(x, data, gx);
+    if (!grad_y) {
+        // The gradient-free path computes the gradient too: the same launches, and what the fits measured.
+        return -lik.logpdf(x, &gx);
+    }
+    double lp = lik.logpdf(x, &gx);
     grad_y->resize(free.size());
     for (std::size_t i = 0; i < free.size(); ++i) (*grad_y)[i] = -gx[free[i]] * scale[i];
     return -lp;
@@ -99,7 +102,7 @@ std::vector<double> Problem::nll_batch(const std::vector<std::vector<double>>& y
     auto& be = *model->backend();
     Tensor pt = be.from_host(pars, {k, np});
     Tensor g;
-    Tensor lp = model->logpdf(pt, data, grads ? &g : nullptr);
+    Tensor lp = lik.logpdf(pt, grads ? &g : nullptr);
     auto lph = be.to_host_double(lp);
     std::vector<double> out(static_cast<std::size_t>(k));
     for (std::int64_t j = 0; j < k; ++j) out[j] = -lph[j];

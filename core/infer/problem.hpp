@@ -14,7 +14,7 @@ namespace hf::infer::detail {
 
 struct Problem {
     const Model* model = nullptr;
-    Tensor data;                     // [N + A] on the model's backend
+    BoundLikelihood lik;             // the model bound to the data [N + A], once per problem
     std::vector<int> free;           // indices of the free parameters
     std::vector<double> x0;          // [P]; fixed parameters keep these values
     std::vector<double> scale;       // [F]
@@ -40,6 +40,8 @@ struct Problem {
 };
 
 // Builds the scaled problem; `config` must be resolved (validated, full length).
+Problem make_problem(const Model& model, const BoundLikelihood& lik, const FitConfig& config);
+// The same binding `data` (an undefined tensor: a problem without data, for its scales and bounds alone).
 Problem make_problem(const Model& model, const Tensor& data, const FitConfig& config);
 
 // Scaled widths of every parameter, [P].

@@ -30,6 +30,8 @@ FitOptions with_other_minima(const Model& model, const FitConfig& config, const 
 // - the free fit is never above a conditional fit of the same data (whose minimum is a point of the free fit's
 //   domain): when `conditional` is lower, the free fit runs again from its minimum and keeps the lower result.
 //   Returns true when `free` was replaced.
+bool keep_free_fit_lowest(const Model& model, const BoundLikelihood& data, const FitConfig& config,
+                          const FitOptions& options, FitResult& free, const FitResult& conditional);
 bool keep_free_fit_lowest(const Model& model, const Tensor& data, const FitConfig& config,
                           const FitOptions& options, FitResult& free, const FitResult& conditional);
 
@@ -45,8 +47,7 @@ struct AsymptoticFitCache {
     FitResult free_data;
     bool have_asimov = false;
     FitResult asimov_fit;
-    std::vector<double> asimov;
-    Tensor asimov_t;  // the same on the model's backend
+    BoundLikelihood asimov_t;  // the Asimov data, made and bound on the model's backend
     FitResult free_asimov;
     std::map<double, FitResult> fixed_data, fixed_asimov;
     std::shared_ptr<HessianHints> hessians = make_hessian_hints();

@@ -93,6 +93,11 @@ FitOptions with_other_minima(const Model& model, const FitConfig& config, const 
 
 bool keep_free_fit_lowest(const Model& model, const Tensor& data, const FitConfig& config,
                           const FitOptions& options, FitResult& free, const FitResult& conditional) {
+    return keep_free_fit_lowest(model, model.bind(data), config, options, free, conditional);
+}
+
+bool keep_free_fit_lowest(const Model& model, const BoundLikelihood& data, const FitConfig& config,
+                          const FitOptions& options, FitResult& free, const FitResult& conditional) {
     // Equal minima differ by the fits' convergence tolerance (twice_nll: twice the NLL tolerance) only.
     const double tol = options.tolerance > 0 ? options.tolerance : default_tolerance(model);
     if (!(conditional.twice_nll < free.twice_nll - std::max(1e-8, 20 * tol))) return false;
@@ -109,6 +114,12 @@ bool keep_free_fit_lowest(const Model& model, const Tensor& data, const FitConfi
 }  // namespace detail
 
 TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const Tensor& data,
+                              const FitConfig& config, const FitOptions& options) {
+    return test_statistic(stat, mu, model, model.bind(data), config, options);
+}
+
+// The free and the fixed fit (and a free fit again from the fixed one's minimum) on data bound once.
+TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const BoundLikelihood& data,
                               const FitConfig& config, const FitOptions& options) {
     const std::int64_t poi = model.poi_index();
     if (poi < 0)

@@ -121,7 +121,11 @@ public:
         return gather(concatenate(parts, 1), aux_perm_, 1);
     }
 
-    Tensor logpdf(const Tensor& pars_in, const Tensor& data, Tensor* grad) override {
+    using FusedLikelihood::logpdf;
+
+    // Bound data are the tensor alone (the default bind): the Tier 1 terms take the data as pyhf's do.
+    Tensor logpdf(const Tensor& pars_in, const BoundData& bound, Tensor* grad) override {
+        const Tensor& data = bound.data();
         Tensor pars = as_batch(pars_in);
         b_.check_owner(data, "logpdf");
         if (data.dim(-1) != N_ + A_)

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "bound_state.hpp"
 #include "fallback_likelihood.hpp"
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
@@ -37,21 +38,6 @@ struct Model::Impl {
     // expected_main_by_sample: the packed likelihood with every (sample, bin) its own bin, compiled on first use.
     std::once_flag by_sample_once;
     std::unique_ptr<FusedLikelihood> by_sample;
-
-    // The last data uploaded by the host-vector APIs: a fit or a scan passes the same data again and again,
-    // and a device keeps it (and the plugin its data-only constants) only while it is the same tensor.
-    std::mutex data_mutex;
-    std::vector<double> last_data;
-    Tensor last_data_tensor;
-
-    Tensor upload_data(const std::vector<double>& data) {
-        std::lock_guard<std::mutex> lock(data_mutex);
-        if (!last_data_tensor.defined() || last_data != data) {
-            last_data_tensor = backend->from_host(data);
-            last_data = data;
-        }
-        return last_data_tensor;
-    }
 };
 
 namespace {
@@ -220,6 +206,25 @@ std::vector<double> Model::auxdata() const {
     return v;
 }
 
+// The data's identity lives in the BoundLikelihood (one upload, the plugin's data-only constants once), not in
+// a cache here: two bound likelihoods of one model never see each other's data, from any thread.
+BoundLikelihood Model::bind(const Tensor& data) const {
+    auto s = std::make_shared<BoundLikelihood::State>();
+    s->backend = impl_->backend;
+    s->likelihood = impl_->likelihood.get();
+    s->data = impl_->likelihood->bind(data);
+    s->n_pars = impl_->n_pars;
+    s->source = impl_->source;
+    return BoundLikelihood(std::move(s));
+}
+
+BoundLikelihood Model::bind(const std::vector<double>& data) const {
+    if (static_cast<std::int64_t>(data.size()) != n_main() + n_aux())
+        throw InputError(impl_->source, "data", std::to_string(data.size()) + " data values, the model needs " +
+                                                    std::to_string(n_main() + n_aux()) + " (main + aux)");
+    return bind(impl_->backend->from_host(data));
+}
+
 Tensor Model::logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) const {
     return impl_->likelihood->logpdf(pars, data, grad);
 }
@@ -249,21 +254,13 @@ std::vector<double> Model::logpdf_batch(const std::vector<double>& pars_kp, std:
     if (static_cast<std::int64_t>(pars_kp.size()) != k * n_pars())
         throw InputError(impl_->source, "pars", std::to_string(pars_kp.size()) + " values for " +
                                                     std::to_string(k) + " points of " + std::to_string(n_pars()));
-    if (static_cast<std::int64_t>(data.size()) != n_main() + n_aux())
-        throw InputError(impl_->source, "data", std::to_string(data.size()) + " data values, the model needs " +
-                                                    std::to_string(n_main() + n_aux()) + " (main + aux)");
-    Tensor p = b.from_host(pars_kp, {k, n_pars()});
-    return b.to_host_double(logpdf(p, impl_->upload_data(data)));
+    const BoundLikelihood bound = bind(data);
+    return b.to_host_double(bound.logpdf(b.from_host(pars_kp, {k, n_pars()})));
 }
 
 double Model::logpdf_and_grad(const std::vector<double>& pars, const Tensor& data, std::vector<double>& grad) const {
     check_pars(pars, n_pars(), impl_->source);
-    Backend& b = *impl_->backend;
-    Tensor p = b.from_host(pars, {1, n_pars()});
-    Tensor g;
-    Tensor lp = logpdf(p, data, &g);
-    grad = b.to_host_double(g);
-    return b.to_host_double(lp).at(0);
+    return bind(data).logpdf(pars, &grad);
 }
 
 std::vector<double> Model::expected_data(const std::vector<double>& pars, bool include_auxdata) const {

@@ -90,12 +90,17 @@ struct FitResult {
 FitResult fit(const Model& model, const std::vector<double>& data, const FitConfig& config = {},
               const FitOptions& options = {});
 FitResult fit(const Model& model, const Tensor& data, const FitConfig& config = {}, const FitOptions& options = {});
+// On data already bound to `model` (Model::bind): what repeated fits of one data set use.
+FitResult fit(const Model& model, const BoundLikelihood& data, const FitConfig& config = {},
+              const FitOptions& options = {});
 
 // The POI fixed at poi_value (pyhf.infer.mle.fixed_poi_fit). InputError when the model has no POI.
 FitResult fixed_poi_fit(double poi_value, const Model& model, const std::vector<double>& data,
                         const FitConfig& config = {}, const FitOptions& options = {});
 FitResult fixed_poi_fit(double poi_value, const Model& model, const Tensor& data, const FitConfig& config = {},
                         const FitOptions& options = {});
+FitResult fixed_poi_fit(double poi_value, const Model& model, const BoundLikelihood& data,
+                        const FitConfig& config = {}, const FitOptions& options = {});
 
 // -2 logpdf at a point.
 double twice_nll(const Model& model, const std::vector<double>& pars, const std::vector<double>& data);
@@ -115,6 +120,8 @@ struct TestStatResult {
 };
 
 TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const Tensor& data,
+                              const FitConfig& config = {}, const FitOptions& options = {});
+TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const BoundLikelihood& data,
                               const FitConfig& config = {}, const FitOptions& options = {});
 TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const std::vector<double>& data,
                               const FitConfig& config = {}, const FitOptions& options = {});
@@ -225,7 +232,7 @@ public:
 private:
     const Model& model_;
     std::vector<double> data_;
-    Tensor data_t_;  // data_ on the model's backend
+    BoundLikelihood data_t_;  // data_ bound to the model, once for every fit of this calculator
     HypotestOptions options_;
     double sqrtqA_ = -1.0;
     HypotestResult result_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/bound_likelihood.hpp"
 #include "hfcore/loader.hpp"
 #include "hfcore/spec.hpp"
 
@@ -77,16 +78,26 @@ public:
     std::vector<double> aux_normal_widths() const;
     const char* implementation() const;                          // which FusedLikelihood evaluates
 
-    // ---- evaluations on device tensors: pars [K, P] (or [P]), data [N + A] or [K, N + A] ----
-    Tensor logpdf(const Tensor& pars, const Tensor& data, Tensor* grad = nullptr) const;  // [K]
-    Tensor expected_data(const Tensor& pars, bool include_auxdata = true) const;         // [K, N(+A)]
+    // ---- the likelihood bound to data: [N + A], or [K, N + A] for K points evaluated together ----
+    // The data are uploaded (host overload) and the likelihood's data-only constants computed once; evaluate
+    // the result as often as needed (BoundLikelihood::logpdf, device or host). InputError/ShapeError on a
+    // wrong size, BackendMismatch for a tensor of another backend.
+    BoundLikelihood bind(const Tensor& data) const;
+    BoundLikelihood bind(const std::vector<double>& data) const;
 
-    // ---- host conveniences (one upload of pars, one download of results) ----
+    // ---- the two evaluation entry points without binding (the data are bound for the one call) ----
+    // Device: pars [K, P] (or [P]), data [N + A] or [K, N + A] -> [K].
+    Tensor logpdf(const Tensor& pars, const Tensor& data, Tensor* grad = nullptr) const;
+    // Host: one point (pyhf's model.logpdf(pars, data)).
     double logpdf(const std::vector<double>& pars, const std::vector<double>& data) const;
+    // Thin wrappers over bind() kept for their callers (tests, benchmarks, the Python module): K points pars_kp
+    // [K, P] on host data, and logpdf with its gradient at one point on device data.
     std::vector<double> logpdf_batch(const std::vector<double>& pars_kp, std::int64_t k,
                                      const std::vector<double>& data) const;
-    // logpdf and its gradient at one point; data already on the device.
     double logpdf_and_grad(const std::vector<double>& pars, const Tensor& data, std::vector<double>& grad) const;
+
+    // ---- expected data (one upload of pars, one download of results for the host overloads) ----
+    Tensor expected_data(const Tensor& pars, bool include_auxdata = true) const;  // [K, N(+A)]
     std::vector<double> expected_data(const std::vector<double>& pars, bool include_auxdata = true) const;
     std::vector<double> expected_actualdata(const std::vector<double>& pars) const;
     std::vector<double> expected_auxdata(const std::vector<double>& pars) const;

@@ -5,14 +5,12 @@
 // it, and each histosys parameter gets two interpolation weights (hf_delta_weights), so that a histosys bin costs
 // two multiply-adds against per-bin constants. The Poisson terms use the cancellation-free arrangement of
 // hf_likelihood_math.h; their data-only parts (hf_poisson_const, and aux log(tau/aux) + aux - tau of the
-// constraints) are computed in double once per data content and cached, so a call evaluates only what depends on
-// the parameters. Sums accumulate in double with Neumaier compensation, which keeps 32b NLL differences
+// constraints) are computed in double once, when the data are bound (CpuBound), so a call evaluates only what
+// depends on the parameters. Sums accumulate in double with Neumaier compensation, which keeps 32b NLL differences
 // meaningful for fits.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
-#include <mutex>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -84,6 +82,14 @@ Scratch<R>& scratch() {
 
 [[noreturn]] void bad(const std::string& what) { throw ShapeError("cpu fused likelihood: " + what); }
 
+// Data bound to one CpuFused: the data-only part of logpdf of each data row, computed in bind().
+struct CpuBound final : BoundData {
+    CpuBound(const Tensor& data, const FusedLikelihood* owner, i64 rows) : BoundData(data), owner(owner), rows(rows) {}
+    const FusedLikelihood* owner;  // constants are only valid for the likelihood that made them
+    i64 rows;                      // 1: one data set for every point; else one row per point
+    std::vector<double> consts;    // [rows]
+};
+
 template <class R>
 class CpuFused final : public FusedLikelihood {
 public:
@@ -110,20 +116,43 @@ public:
 
     const char* implementation() const override { return implementation_.c_str(); }
 
-    Tensor logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) override {
-        const i64 K = check_pars(pars, "logpdf");
+    using FusedLikelihood::logpdf;
+
+    // Checks the data ([N + A], [1, N + A] or [R, N + A]) and computes their data-only constants, once.
+    std::shared_ptr<const BoundData> bind(const Tensor& data) override {
         be_.check_owner(data, "logpdf");
         const i64 width = N_ + A_;
-        bool per_point;
-        if (data.size() == width && (data.ndim() <= 1 || (data.ndim() == 2 && data.dim(0) == 1))) per_point = false;
-        else if (data.ndim() == 2 && data.dim(0) == K && data.dim(1) == width) per_point = true;
-        else bad("data has shape " + shape_str(data.shape()) + "; expected [" + std::to_string(width) + "] or [" +
-                 std::to_string(K) + ", " + std::to_string(width) + "] (main bins + auxdata)");
+        i64 rows;
+        if (data.size() == width && (data.ndim() <= 1 || (data.ndim() == 2 && data.dim(0) == 1))) rows = 1;
+        else if (data.ndim() == 2 && data.dim(1) == width) rows = data.dim(0);
+        else bad("data has shape " + shape_str(data.shape()) + "; expected [" + std::to_string(width) +
+                 "] or [K, " + std::to_string(width) + "] (main bins + auxdata)");
+        auto bound = std::make_shared<CpuBound>(data, this, rows);
+        std::vector<R> dbuf;
+        bound->consts = data_constants(as_real(data, dbuf), rows);
+        return bound;
+    }
+
+    Tensor logpdf(const Tensor& pars, const BoundData& bound_in, Tensor* grad) override {
+        const i64 K = check_pars(pars, "logpdf");
+        // Data bound by another likelihood (or by the default bind) are bound again here, for this call.
+        std::shared_ptr<const BoundData> rebound;
+        const auto* bound = dynamic_cast<const CpuBound*>(&bound_in);
+        if (!bound || bound->owner != this) {
+            rebound = bind(bound_in.data());
+            bound = static_cast<const CpuBound*>(rebound.get());
+        }
+        const Tensor& data = bound->data();
+        const i64 width = N_ + A_;
+        const bool per_point = bound->rows != 1;
+        if (per_point && bound->rows != K)
+            bad("data has shape " + shape_str(data.shape()) + "; expected [" + std::to_string(width) + "] or [" +
+                std::to_string(K) + ", " + std::to_string(width) + "] (main bins + auxdata)");
 
         std::vector<R> pbuf, dbuf;
         const R* pp = as_real(pars, pbuf);
         const R* dp = as_real(data, dbuf);
-        const std::shared_ptr<const std::vector<double>> consts = data_constants(dp, per_point ? K : 1);
+        const std::vector<double>& consts = bound->consts;
 
         Tensor out = be_.empty(float_dtype_of(), Shape{K});
         R* po = data_of<R>(out);
@@ -136,7 +165,7 @@ public:
             Scratch<R>& s = sized_scratch();
             for (i64 k = k0; k < k1; ++k) {
                 const R* d = dp + (per_point ? k * width : 0);
-                const double c = (*consts)[per_point ? k : 0];
+                const double c = consts[per_point ? k : 0];
                 po[k] = eval(pp + k * P_, d, c, pg ? pg + k * P_ : nullptr, s);
             }
         });
@@ -280,16 +309,11 @@ private:
         return buf.data();
     }
 
-    // The data-only part of logpdf: hf_poisson_const over the main bins; aux log(tau/aux) + (aux - tau) +
-    // hf_poisson_const(aux) over Poisson constraints; the Gaussian normalisations. Cached for the last data
-    // content: callers that upload the same data for every call (host-vector APIs, fits) compare a few hundred
-    // bytes instead of evaluating lgamma per bin.
-    std::shared_ptr<const std::vector<double>> data_constants(const R* dp, i64 rows) {
-        const std::size_t n = static_cast<std::size_t>(rows * (N_ + A_));
-        std::lock_guard<std::mutex> lock(cache_mutex_);
-        if (cached_consts_ && cached_values_.size() == n && std::memcmp(cached_values_.data(), dp, n * sizeof(R)) == 0)
-            return cached_consts_;
-        auto c = std::make_shared<std::vector<double>>(static_cast<std::size_t>(rows), gauss_const_);
+    // The data-only part of logpdf per data row: hf_poisson_const over the main bins; aux log(tau/aux) +
+    // (aux - tau) + hf_poisson_const(aux) over Poisson constraints; the Gaussian normalisations. Computed when
+    // the data are bound, so that the evaluations of a fit or a scan skip the lgamma per bin.
+    std::vector<double> data_constants(const R* dp, i64 rows) const {
+        std::vector<double> c(static_cast<std::size_t>(rows), gauss_const_);
         for (i64 r = 0; r < rows; ++r) {
             const R* d = dp + r * (N_ + A_);
             Neumaier acc;
@@ -298,10 +322,8 @@ private:
                 const double a = static_cast<double>(d[N_ + q_aux_[q]]), tau = q_tau_[q];
                 if (a > 0) acc.add(a * std::log(tau / a) + (a - tau) + poisson_const(a));
             }
-            (*c)[r] += acc.value();
+            c[static_cast<std::size_t>(r)] += acc.value();
         }
-        cached_values_.assign(dp, dp + n);
-        cached_consts_ = c;
         return c;
     }
 
@@ -507,10 +529,6 @@ private:
     std::vector<double> g_inv_var_, q_tau_;  // constraints are evaluated in double (see eval)
     double gauss_const_ = 0;
     std::string implementation_;
-
-    std::mutex cache_mutex_;
-    std::vector<R> cached_values_;
-    std::shared_ptr<const std::vector<double>> cached_consts_;
 };
 
 }  // namespace

@@ -17,7 +17,8 @@ class CudaFusedLikelihood final : public FusedLikelihood {
 public:
     CudaFusedLikelihood(CudaBackend& backend, const PackedLikelihood& pk);
 
-    Tensor logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) override;
+    using FusedLikelihood::logpdf;
+    Tensor logpdf(const Tensor& pars, const BoundData& bound, Tensor* grad) override;  // default bind
     Tensor expected_main(const Tensor& pars) override;
     Tensor expected_aux(const Tensor& pars) override;
     const char* implementation() const override { return "cuda fused"; }
@@ -135,7 +136,9 @@ std::int64_t CudaFusedLikelihood::points(const Tensor& pars, const char* op) con
     return pars.ndim() == 2 ? pars.dim(0) : 1;
 }
 
-Tensor CudaFusedLikelihood::logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) {
+Tensor CudaFusedLikelihood::logpdf(const Tensor& pars, const BoundData& bound, Tensor* grad) {
+    // The kernels take the data-only terms with the rest: the default bind (the tensor alone) is all they need.
+    const Tensor& data = bound.data();
     const std::int64_t K = points(pars, "logpdf");
     b_.check_owner(data, "logpdf");
     const std::int64_t width = v_.n_main + v_.n_aux;

@@ -119,7 +119,9 @@ std::int64_t OpenCLFusedLikelihood::points(const Tensor& pars, const char* op) c
     return pars.ndim() == 2 ? pars.dim(0) : 1;
 }
 
-Tensor OpenCLFusedLikelihood::logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) {
+Tensor OpenCLFusedLikelihood::logpdf(const Tensor& pars, const BoundData& bound, Tensor* grad) {
+    // The kernels take the data-only terms with the rest: the default bind (the tensor alone) is all they need.
+    const Tensor& data = bound.data();
     const std::int64_t K = points(pars, "logpdf");
     be_.check_owner(data, "logpdf");
     const std::int64_t width = n_main_ + n_aux_;

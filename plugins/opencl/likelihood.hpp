@@ -12,7 +12,8 @@ class OpenCLFusedLikelihood final : public FusedLikelihood {
 public:
     OpenCLFusedLikelihood(OpenCLBackend& backend, const PackedLikelihood& packed);
 
-    Tensor logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) override;
+    using FusedLikelihood::logpdf;
+    Tensor logpdf(const Tensor& pars, const BoundData& bound, Tensor* grad) override;  // default bind
     Tensor expected_main(const Tensor& pars) override;
     Tensor expected_aux(const Tensor& pars) override;
     const char* implementation() const override { return "opencl fused"; }

@@ -1,6 +1,7 @@
 // Every header of the user API together (CMakeLists.txt also compiles each alone), against a copy of
 // include/hfcore/*.hpp only: none may reach for the plugin SDK.
 #include <hfcore/backend.hpp>
+#include <hfcore/bound_likelihood.hpp>
 #include <hfcore/errors.hpp>
 #include <hfcore/infer.hpp>
 #include <hfcore/json.hpp>

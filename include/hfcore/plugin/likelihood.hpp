@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "hfcore/backend.hpp"
@@ -61,14 +62,36 @@ struct PackedLikelihood {
     std::int64_t n_elements() const { return static_cast<std::int64_t>(elem_bin.size()); }
 };
 
+// Data bound to one FusedLikelihood (FusedLikelihood::bind): the data tensor, [N + A] or [R, N + A], and what
+// the likelihood computes from the data alone (a plugin derives its own class to hold it, e.g. the cpu plugin's
+// lgamma terms). Immutable once made, so many threads may evaluate with one BoundData at once; a fit, a scan or
+// a hypotest binds its data once and evaluates it many times.
+class BoundData {
+public:
+    explicit BoundData(Tensor data) : data_(std::move(data)) {}
+    virtual ~BoundData() = default;
+    const Tensor& data() const { return data_; }
+
+private:
+    Tensor data_;
+};
+
 // Evaluates a PackedLikelihood on one backend. Implemented by plugins (Tier 2) and by core (Tier 1 fallback).
 class FusedLikelihood {
 public:
     virtual ~FusedLikelihood() = default;
 
-    // pars: [K, P]; data: [N + A] (shared by all points) or [K, N + A].
+    // Binds data: [N + A] (shared by all points) or [K, N + A] (one row per point). The default keeps the tensor
+    // alone, for likelihoods without data-only constants; one that has some computes them here, once, and may
+    // check the data's shape and backend here (ShapeError, BackendMismatch).
+    virtual std::shared_ptr<const BoundData> bind(const Tensor& data) { return std::make_shared<BoundData>(data); }
+
+    // pars: [K, P]; data bound by bind() of this likelihood (an implementation may bind again what another made).
     // Returns logpdf [K]. When grad is non-null, *grad becomes d logpdf / d pars, [K, P].
-    virtual Tensor logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) = 0;
+    virtual Tensor logpdf(const Tensor& pars, const BoundData& data, Tensor* grad) = 0;
+
+    // The same with data bound for this call alone.
+    Tensor logpdf(const Tensor& pars, const Tensor& data, Tensor* grad) { return logpdf(pars, *bind(data), grad); }
 
     // Expected main rates [K, N].
     virtual Tensor expected_main(const Tensor& pars) = 0;

@@ -1,0 +1,161 @@
+// Model::bind: a likelihood bound to its data gives Model::logpdf's numbers bit for bit (device and host entries,
+// one data set or one row per point), and bound likelihoods of different data on one model never see each
+// other's data, also from two threads at once (what a cache of "the last data" in the model or the plugin
+// would get wrong). On a random workspace of ../shared/tools/random_workspace.py (every modifier type).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hfcore/backend.hpp"
+#include "hfcore/errors.hpp"
+#include "hfcore/loader.hpp"
+#include "hfcore/model.hpp"
+#include "hfcore/workspace.hpp"
+#include "test_support.hpp"
+
+namespace hf::test {
+namespace {
+
+struct Case {
+    const char* plugin;
+    Precision precision;
+    bool fused;  // false: the core's Tier 1 fallback
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+    return std::string(info.param.plugin) + (info.param.precision == Precision::f32 ? "32" : "64") +
+           (info.param.fused ? "Fused" : "Fallback");
+}
+
+std::string random_workspace(int seed) {
+    const std::string cmd = "python3 '" + (shared_dir() / "tools" / "random_workspace.py").string() + "' " +
+                            std::to_string(seed) + " --channels 4 --bins 8";
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+    std::string out;
+    if (!pipe) return out;
+    char buf[65536];
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe.get())) > 0;) out.append(buf, n);
+    return out;
+}
+
+class BoundLikelihoodTest : public ::testing::TestWithParam<Case> {
+protected:
+    void SetUp() override {
+        HF_REQUIRE_SHARED();
+        const std::string text = random_workspace(17);
+        ASSERT_FALSE(text.empty()) << "the generator did not run (python3 on PATH?)";
+        ws_ = std::make_unique<Workspace>(Workspace::load_string(text, "random-17"));
+        LoadOptions o;
+        o.precision = GetParam().precision;
+        ModelOptions mo;
+        mo.prefer_fused = GetParam().fused;
+        model_ = std::make_unique<Model>(ws_->model_spec(ModelRequest{}), load_backend(GetParam().plugin, o), mo);
+        d1_ = model_->data_from_observations(ws_->spec().observations);
+        // Other data: other counts and other aux data, so that every data-only constant differs.
+        d2_ = d1_;
+        for (std::size_t i = 0; i < d2_.size(); ++i)
+            d2_[i] = i < static_cast<std::size_t>(model_->n_main()) ? d2_[i] + 3.0 + static_cast<double>(i % 5)
+                                                                     : d2_[i] * 1.01;
+        // Points around the initial values, inside the bounds.
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<double> u(-0.2, 0.2);
+        const auto init = model_->suggested_init();
+        const auto bounds = model_->suggested_bounds();
+        for (int k = 0; k < kPoints; ++k) {
+            auto p = init;
+            for (std::size_t i = 0; i < p.size(); ++i)
+                p[i] = std::clamp(p[i] + u(rng), bounds[i].first, bounds[i].second);
+            points_.push_back(p);
+            flat_.insert(flat_.end(), p.begin(), p.end());
+        }
+    }
+
+    Backend& be() const { return *model_->backend(); }
+    Tensor pars() const { return be().from_host(flat_, {kPoints, model_->n_pars()}); }
+
+    static constexpr int kPoints = 5;
+    std::unique_ptr<Workspace> ws_;
+    std::unique_ptr<Model> model_;
+    std::vector<double> d1_, d2_, flat_;
+    std::vector<std::vector<double>> points_;
+};
+
+TEST_P(BoundLikelihoodTest, EqualsModelLogpdfBitForBit) {
+    const Model& m = *model_;
+    const BoundLikelihood bound = m.bind(d1_);
+    // Device entry, K points on one data set, with the gradient.
+    Tensor g_bound, g_model;
+    const auto lp_bound = be().to_host_double(bound.logpdf(pars(), &g_bound));
+    const auto lp_model = be().to_host_double(m.logpdf(pars(), be().from_host(d1_), &g_model));
+    EXPECT_EQ(lp_bound, lp_model);
+    EXPECT_EQ(be().to_host_double(g_bound), be().to_host_double(g_model));
+    // Host entry, one point at a time, against the model's host entry and logpdf_and_grad.
+    for (const auto& p : points_) {
+        std::vector<double> grad, grad_model;
+        EXPECT_EQ(bound.logpdf(p, &grad), m.logpdf(p, d1_));
+        EXPECT_EQ(bound.logpdf(p), m.logpdf_and_grad(p, be().from_host(d1_), grad_model));
+        EXPECT_EQ(grad, grad_model);
+    }
+    // One data row per point (rows alternate between the two data sets).
+    std::vector<double> rows;
+    for (int k = 0; k < kPoints; ++k) rows.insert(rows.end(), (k % 2 ? d2_ : d1_).begin(), (k % 2 ? d2_ : d1_).end());
+    const Tensor rows_t = be().from_host(rows, {kPoints, m.n_main() + m.n_aux()});
+    EXPECT_EQ(be().to_host_double(m.bind(rows_t).logpdf(pars())), be().to_host_double(m.logpdf(pars(), rows_t)));
+    EXPECT_EQ(bound.data().size(), m.n_main() + m.n_aux());
+}
+
+TEST_P(BoundLikelihoodTest, TwoBoundLikelihoodsOfOneModelDoNotInterfere) {
+    const Model& m = *model_;
+    std::vector<double> want1, want2;
+    for (const auto& p : points_) {
+        want1.push_back(m.logpdf(p, d1_));
+        want2.push_back(m.logpdf(p, d2_));
+        EXPECT_NE(want1.back(), want2.back());
+    }
+    const BoundLikelihood b1 = m.bind(d1_), b2 = m.bind(d2_);
+    // Interleaved on one thread: each keeps its own data and constants.
+    for (int round = 0; round < 3; ++round)
+        for (std::size_t k = 0; k < points_.size(); ++k) {
+            EXPECT_EQ(b1.logpdf(points_[k]), want1[k]);
+            EXPECT_EQ(b2.logpdf(points_[k]), want2[k]);
+        }
+    // From two threads at once, each on its own bound likelihood of the same model.
+    int wrong[2] = {0, 0};
+    auto work = [&](int t) {
+        const BoundLikelihood& b = t == 0 ? b1 : b2;
+        const auto& want = t == 0 ? want1 : want2;
+        for (int i = 0; i < 200; ++i) {
+            const std::size_t k = static_cast<std::size_t>(i) % points_.size();
+            if (b.logpdf(points_[k]) != want[k]) ++wrong[t];
+        }
+    };
+    std::thread other(work, 1);
+    work(0);
+    other.join();
+    EXPECT_EQ(wrong[0], 0);
+    EXPECT_EQ(wrong[1], 0);
+    // A copy shares the binding.
+    const BoundLikelihood copy = b2;
+    EXPECT_EQ(copy.logpdf(points_[0]), want2[0]);
+}
+
+TEST_P(BoundLikelihoodTest, RejectsWrongSizes) {
+    const Model& m = *model_;
+    EXPECT_THROW(m.bind(std::vector<double>(d1_.size() + 1, 1.0)), InputError);
+    EXPECT_THROW(m.bind(d1_).logpdf(std::vector<double>(points_[0].size() + 1, 1.0)), InputError);
+    EXPECT_THROW(BoundLikelihood().logpdf(points_[0]), InputError);
+}
+
+INSTANTIATE_TEST_SUITE_P(Plugins, BoundLikelihoodTest,
+                         ::testing::Values(Case{"cpu", Precision::f64, true}, Case{"cpu", Precision::f32, true},
+                                           Case{"cpu", Precision::f64, false}, Case{"opencl", Precision::f64, true}),
+                         case_name);
+
+}  // namespace
+}  // namespace hf::test
