@@ -63,6 +63,14 @@ def check_patchset(spec: object, source: str = '<patchset>') -> None:
     Validates a patch set: InvalidSpecification for the schema, InvalidPatchSet for pyhf's rules.
     """
 
+class BoundLikelihood:
+    """A model's likelihood bound to data once (Model.bind)."""
+
+    def logpdf(self, pars: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        log-likelihood at pars ([P] or [K, P]) for the bound data: an array of shape (K,).
+        """
+
 class Model:
     """The compiled HistFactory model (use hfcore.Model)."""
 
@@ -71,6 +79,11 @@ class Model:
     def logpdf(self, pars: numpy.typing.ArrayLike, data: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
         """
         log-likelihood at pars ([P] or [K, P]) for data ([N + A] or [K, N + A]): an array of shape (K,).
+        """
+
+    def bind(self, data: numpy.typing.ArrayLike) -> BoundLikelihood:
+        """
+        The likelihood bound to data ([N + A], or [K, N + A] for K points at once): uploaded once, then logpdf(pars) as often as needed.
         """
 
     def logpdf_and_grad(self, pars: numpy.typing.ArrayLike, data: numpy.typing.ArrayLike) -> tuple[numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64]]:

@@ -227,6 +227,41 @@ nb::object expected(PyModel& self, nb::handle pars, Part part) {
     return p.two_d ? to_numpy(out, p.rows, width) : to_numpy(out);
 }
 
+// Model.bind(data): the likelihood bound to data once (hf::Model::bind: one upload, the data-only constants once),
+// then logpdf(pars) at as many points as wanted. Holds the model it was bound with, and its backend's lock.
+struct PyBound {
+    std::shared_ptr<const hf::Model> model;
+    BackendRef backend;
+    hf::BoundLikelihood bound;
+
+    template <class F>
+    decltype(auto) run(Kind kind, F&& f) {
+        return guarded(kind, [&]() -> decltype(auto) {
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(backend->mutex);
+            return f(*model);
+        });
+    }
+};
+
+PyBound bind_data(PyModel& self, nb::handle data) {
+    PyBound b{self.current(), self.backend(), {}};
+    const HostMatrix d = read_matrix(data, {"data", Kind::InvalidPdfData, b.model->n_main() + b.model->n_aux()});
+    b.bound = b.run(Kind::InvalidPdfData, [&](const hf::Model& m) {
+        hf::Backend& be = *m.backend();
+        return m.bind(d.two_d && d.rows > 1 ? be.from_host(d.all(), {d.rows, d.cols}) : be.from_host(d.row_vector()));
+    });
+    return b;
+}
+
+nb::object bound_logpdf(PyBound& self, nb::handle pars) {
+    const HostMatrix p = read_matrix(pars, {"pars", Kind::InvalidPdfParameters, self.model->n_pars()});
+    return to_numpy(self.run(Kind::InvalidPdfData, [&](const hf::Model& m) {
+        hf::Backend& be = *m.backend();
+        return be.to_host_double(self.bound.logpdf(be.from_host(p.all(), {p.rows, p.cols})));
+    }));
+}
+
 // Mean seconds per call of the C++ host logpdf at one point, looped in C++: the reference the per-call cost
 // of Model.logpdf from Python is measured against (bench/python_logpdf_overhead.py).
 double time_cpp_logpdf(PyModel& self, nb::handle pars, nb::handle data, int n) {
@@ -247,6 +282,10 @@ double time_cpp_logpdf(PyModel& self, nb::handle pars, nb::handle data, int n) {
 BackendRef backend_arg(nb::handle backend);  // bind_backend.cpp
 
 void bind_model(nb::module_& m) {
+    nb::class_<PyBound>(m, "BoundLikelihood", "A model's likelihood bound to data once (Model.bind).")
+        .def("logpdf", &bound_logpdf, "pars"_a,
+             nb::sig("def logpdf(self, pars: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]"),
+             "log-likelihood at pars ([P] or [K, P]) for the bound data: an array of shape (K,).");
     nb::class_<PyModel>(m, "Model", "The compiled HistFactory model (use hfcore.Model).")
         .def(
             "__init__",
@@ -265,6 +304,10 @@ void bind_model(nb::module_& m) {
         .def("logpdf", &logpdf, "pars"_a, "data"_a,
              nb::sig("def logpdf(self, pars: numpy.typing.ArrayLike, data: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]"),
              "log-likelihood at pars ([P] or [K, P]) for data ([N + A] or [K, N + A]): an array of shape (K,).")
+        .def("bind", &bind_data, "data"_a,
+             nb::sig("def bind(self, data: numpy.typing.ArrayLike) -> BoundLikelihood"),
+             "The likelihood bound to data ([N + A], or [K, N + A] for K points at once): uploaded once, then "
+             "logpdf(pars) as often as needed.")
         .def("logpdf_and_grad", &logpdf_and_grad, "pars"_a, "data"_a,
              nb::sig("def logpdf_and_grad(self, pars: numpy.typing.ArrayLike, data: numpy.typing.ArrayLike) -> tuple[numpy.typing.NDArray[numpy.float64], numpy.typing.NDArray[numpy.float64]]"),
              "(logpdf, gradient of logpdf with respect to pars): shapes (K,) and (P,) or (K, P).")

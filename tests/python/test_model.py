@@ -99,6 +99,27 @@ def test_batched_logpdf(pyhf, name):
     assert m_h.expected_auxdata(points).shape == (8, m_p.config.nauxdata)
 
 
+@pytest.mark.parametrize("name", ["2bin_histosys", "1bin_shapesys", "2bin_2channel_coupledshapefactor"])
+def test_bound_likelihood(pyhf, name):
+    """Model.bind(data).logpdf(pars) equals Model.logpdf(pars, data) exactly; two bindings keep their own data."""
+    m_p, m_h, d_p, _ = both_models(pyhf, name)
+    data = np.asarray(d_p, dtype=float)
+    other = data.copy()
+    other[: m_p.config.nmaindata] += 3.0
+    points = random_points(m_p, 4)
+    bound, bound_other = m_h.bind(data), m_h.bind(other)
+    for _ in range(2):
+        assert np.array_equal(bound.logpdf(points), m_h.logpdf(points, data))
+        assert np.array_equal(bound_other.logpdf(points), m_h.logpdf(points, other))
+        assert np.array_equal(bound.logpdf(points[0]), m_h.logpdf(points[0], data))
+    assert bound.logpdf(points).shape == (4,)
+    assert not np.array_equal(bound.logpdf(points), bound_other.logpdf(points))
+    rows = m_h.bind(np.vstack([data, other, data, other]))
+    assert np.array_equal(rows.logpdf(points), m_h.logpdf(points, np.vstack([data, other, data, other])))
+    with pytest.raises(hfcore.exceptions.InvalidPdfData):
+        m_h.bind(data[:-1])
+
+
 @pytest.mark.parametrize("name", ["2bin_histosys", "1bin_shapesys", "2bin_2channel_coupledshapefactor",
                                   "shapesys_nuisparfilter"])
 def test_gradient_matches_finite_differences(pyhf, name):
