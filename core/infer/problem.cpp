@@ -81,7 +81,7 @@ double Problem::nll(const std::vector<double>& y, std::vector<double>* grad_y) {
     ++n_eval;
     std::vector<double> gx;
     if (!grad_y) {
-        // The gradient-free path computes the gradient too: the same launches, and what the fits measured.
+        // The gradient-free path still evaluates the gradient (one upload, one download), as it always has.
         return -lik.logpdf(x, &gx);
     }
     double lp = lik.logpdf(x, &gx);
