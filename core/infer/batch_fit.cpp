@@ -1,7 +1,9 @@
 // K fits in lockstep: projected L-BFGS in scaled variables (see problem.hpp) with one Model::logpdf call per
 // step for every problem still running. Problems leave the batch as they converge, so late stragglers cost
-// little. The per-problem arithmetic (two-loop recursion, line search bookkeeping) runs on the host; the
-// device evaluates likelihoods and gradients only.
+// little. The recursion starts from one inverse Hessian for the whole batch (inverse_hessian.hpp): the toys
+// share their truth, and with it a 70-parameter toy fit takes ~14 evaluations instead of ~100. The
+// per-problem arithmetic (two-loop recursion, line search bookkeeping) runs on the host; the device evaluates
+// likelihoods and gradients only.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,6 +11,7 @@
 
 #include "hfcore/backend.hpp"
 #include "infer/dense.hpp"
+#include "infer/inverse_hessian.hpp"
 #include "infer/problem.hpp"
 
 namespace hf::infer {
@@ -62,6 +65,8 @@ struct State {
     History mem;
     int status = 0;  // 0 running, 1 converged, 2 failed
     int stall = 0;
+    int steps = 0;                 // accepted steps
+    bool fixed_curvature = true;  // h0 as the recursion's initial matrix (see the line search)
     // line search
     std::vector<double> d, trial;
     double t = 1.0;
@@ -137,17 +142,22 @@ void masked_axpy(double c, const double* v, const char* free, double* q, std::si
     for (std::size_t i = 0; i < n; ++i) q[i] += free[i] ? c * v[i] : 0.0;
 }
 
-// L-BFGS two-loop recursion on the free (not bound-active) components: the descent direction, into q.
+// L-BFGS two-loop recursion on the free (not bound-active) components: the descent direction, into q. The
+// initial inverse Hessian is `h0` restricted to the free components where it is available, else the usual
+// multiple of the identity (and a steepest-descent step of bounded size without history).
 void lbfgs_direction(const History& h, const std::vector<double>& pg, const std::vector<char>& free,
-                     std::vector<double>& q) {
+                     detail::InverseHessian* h0, std::vector<double>& q) {
     const std::size_t n = pg.size();
     const char* fr = free.data();
     q.resize(n);
     for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? pg[i] : 0.0;
     const int m = h.size();
     if (m == 0) {
-        const double scale = 1.0 / std::max(1.0, max_abs(q));
-        for (auto& v : q) v *= -scale;
+        if (!h0 || !h0->apply(fr, q.data())) {
+            const double scale = 1.0 / std::max(1.0, max_abs(q));
+            for (auto& v : q) v *= scale;
+        }
+        for (auto& v : q) v = -v;
         return;
     }
     double alpha[kMemory];
@@ -155,10 +165,12 @@ void lbfgs_direction(const History& h, const std::vector<double>& pg, const std:
         alpha[k] = h.rho(k) * masked_dot(h.s(k), q.data(), fr, n);
         masked_axpy(-alpha[k], h.y(k), fr, q.data(), n);
     }
-    const double sy = masked_dot(h.s(m - 1), h.y(m - 1), fr, n);
-    const double yy = masked_dot(h.y(m - 1), h.y(m - 1), fr, n);
-    const double gamma = (sy > 0 && yy > 0) ? sy / yy : 1.0;
-    for (auto& v : q) v *= gamma;
+    if (!h0 || !h0->apply(fr, q.data())) {
+        const double sy = masked_dot(h.s(m - 1), h.y(m - 1), fr, n);
+        const double yy = masked_dot(h.y(m - 1), h.y(m - 1), fr, n);
+        const double gamma = (sy > 0 && yy > 0) ? sy / yy : 1.0;
+        for (auto& v : q) v *= gamma;
+    }
     for (int k = 0; k < m; ++k) {
         const double beta = h.rho(k) * masked_dot(h.y(k), q.data(), fr, n);
         masked_axpy(alpha[k] - beta, h.s(k), fr, q.data(), n);
@@ -190,6 +202,7 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
 
     std::vector<State> st(static_cast<std::size_t>(K));
     BatchEvaluator ev(model, data_kn, p);
+    detail::InverseHessian h0;
     {
         std::vector<int> idx(K);
         std::iota(idx.begin(), idx.end(), 0);
@@ -204,6 +217,7 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
             for (std::size_t i = 0; i < nf; ++i) y0[i] = std::clamp(y0[i], p.lo[i], p.hi[i]);
         }
         for (auto& s : st) s.y = y0;
+        h0 = detail::InverseHessian::at_asimov(model, p, y0);
         std::vector<const std::vector<double>*> ys;
         for (auto& s : st) ys.push_back(&s.y);
         std::vector<double> f, g;
@@ -235,11 +249,11 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
                 continue;
             }
             for (std::size_t i = 0; i < nf; ++i) free[i] = pg[i] != 0.0 || (s.y[i] > p.lo[i] && s.y[i] < p.hi[i]);
-            lbfgs_direction(s.mem, pg, free, s.d);
+            lbfgs_direction(s.mem, pg, free, s.fixed_curvature ? &h0 : nullptr, s.d);
             s.gd = detail::dot(s.d.data(), s.g.data(), nf);
             if (!(s.gd < 0.0)) {
                 s.mem.clear();
-                lbfgs_direction(s.mem, pg, free, s.d);
+                lbfgs_direction(s.mem, pg, free, nullptr, s.d);
                 s.gd = detail::dot(s.d.data(), s.g.data(), nf);
             }
             s.t = 1.0;
@@ -273,6 +287,11 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
                     s.mem.push(sv.data(), yv.data(), nf);
                     const double df = s.f - fn;
                     std::swap(s.y, s.trial);
+                    // A first step from the fixed curvature cut below half: the likelihood is far from
+                    // quadratic between this toy's start and its minimum (on a 250-parameter model, the sample
+                    // normalisations move with many normsys at once), and the fixed matrix, which L-BFGS
+                    // corrects only in the directions it has stepped, then slows the fit down instead.
+                    if (s.steps++ == 0 && s.t < 0.5) s.fixed_curvature = false;
                     s.f = fn;
                     std::copy(g.begin() + j * nf, g.begin() + (j + 1) * nf, s.g.begin());
                     // Rounding-limited: the objective no longer changes.
