@@ -13,6 +13,7 @@
 #include "infer/dense.hpp"
 #include "infer/inverse_hessian.hpp"
 #include "infer/problem.hpp"
+#include "infer/toys_internal.hpp"
 
 namespace hf::infer {
 
@@ -178,10 +179,8 @@ void lbfgs_direction(const History& h, const std::vector<double>& pg, const std:
     for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? -q[i] : 0.0;
 }
 
-}  // namespace
-
-BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitConfig& config,
-                         const FitOptions& options) {
+BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const FitConfig& config,
+                             const FitOptions& options, const std::vector<double>* starts) {
     const FitConfig cfg = config.resolved(model);
     if (data_kn.ndim() != 2 || data_kn.dim(1) != model.n_main() + model.n_aux())
         throw ShapeError("batch_fit: data must be [K, " + std::to_string(model.n_main() + model.n_aux()) +
@@ -218,6 +217,17 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
         }
         for (auto& s : st) s.y = y0;
         h0 = detail::InverseHessian::at_asimov(model, p, y0);
+        if (starts) {
+            if (static_cast<std::int64_t>(starts->size()) != K * np)
+                throw InputError("batch_fit", "starts", std::to_string(starts->size()) + " start values for " +
+                                                             std::to_string(K) + " problems of " +
+                                                             std::to_string(np) + " parameters");
+            for (std::int64_t k = 0; k < K; ++k) {
+                std::vector<double> x(starts->begin() + k * np, starts->begin() + (k + 1) * np);
+                st[k].y = p.to_y(x);
+                for (std::size_t i = 0; i < nf; ++i) st[k].y[i] = std::clamp(st[k].y[i], p.lo[i], p.hi[i]);
+            }
+        }
         std::vector<const std::vector<double>*> ys;
         for (auto& s : st) ys.push_back(&s.y);
         std::vector<double> f, g;
@@ -326,6 +336,18 @@ BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitCon
         out.converged[k] = st[k].status == 1;
     }
     return out;
+}
+
+}  // namespace
+
+BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitConfig& config,
+                         const FitOptions& options) {
+    return run_batch_fit(model, data_kn, config, options, nullptr);
+}
+
+BatchFitResult detail::batch_fit_from(const Model& model, const Tensor& data_kn, const FitConfig& config,
+                                      const FitOptions& options, const std::vector<double>& starts) {
+    return run_batch_fit(model, data_kn, config, options, &starts);
 }
 
 }  // namespace hf::infer

@@ -8,4 +8,9 @@ namespace hf::infer::detail {
 HypotestResult toy_hypotest(double poi_test, const Model& model, const std::vector<double>& data,
                             const HypotestOptions& options, const FitConfig& cfg);
 
+// batch_fit with a start of its own for every problem: starts [K, P] (each clamped into the bounds; the fixed
+// parameters keep the config's values). The fixed curvature is taken at options.start (else the init).
+BatchFitResult batch_fit_from(const Model& model, const Tensor& data_kn, const FitConfig& config,
+                              const FitOptions& options, const std::vector<double>& starts);
+
 }  // namespace hf::infer::detail
