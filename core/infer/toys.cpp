@@ -72,16 +72,20 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
     const std::int64_t K = data_kn.dim(0);
     const std::int64_t np = model.n_pars();
 
-    // Where the model cannot be multimodal, both fits of every toy from the init. Where it can, the fixed fit
-    // also from each of options.other_starts (the parameters the toys were drawn at), and the free fit from those
-    // and from each toy's fixed-POI minimum (a descent from there cannot end above it), keeping each toy's lowest
-    // minimum. On eRJR (1000 + 1000 toys) that set found every minimum that the free fit from the init also
-    // found, and lower ones for 3 toys than the earlier init + truth starts.
+    // Where the model cannot be multimodal, both fits of every toy from options.other_starts' first point (the
+    // parameters the toys were drawn at, near which their minima lie), else from the init. Where it can, the
+    // fixed fit from the init and from each of options.other_starts, and the free fit from those starts and from
+    // each toy's fixed-POI minimum (a descent from there cannot end above it), keeping each toy's lowest minimum.
+    // On eRJR (1000 + 1000 toys) that set found every minimum that the free fit from the init also found, and
+    // lower ones for 3 toys than the earlier init + truth starts.
     FitOptions from_init = options;
     from_init.other_starts.clear();
-    BatchFitResult fixed = batch_fit(model, data_kn, fixed_cfg, from_init);
+    const bool multimodal = options.basin_search && detail::can_be_multimodal(model, cfg.fixed);
+    FitOptions unimodal_start = from_init;
+    if (!multimodal && !options.other_starts.empty()) unimodal_start.start = options.other_starts.front();
+    BatchFitResult fixed = batch_fit(model, data_kn, fixed_cfg, unimodal_start);
     BatchFitResult free;
-    if (options.basin_search && detail::can_be_multimodal(model, cfg.fixed) && !options.other_starts.empty()) {
+    if (multimodal && !options.other_starts.empty()) {
         bool first = true;
         for (const auto& start : options.other_starts) {
             FitOptions o = from_init;
@@ -97,7 +101,7 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
         o.start = options.other_starts.front();  // where the fixed curvature is taken
         keep_lower(free, detail::batch_fit_from(model, data_kn, cfg, o, fixed.bestfit), np);
     } else {
-        free = batch_fit(model, data_kn, cfg, from_init);
+        free = batch_fit(model, data_kn, cfg, unimodal_start);
     }
 
     auto& be = *model.backend();
