@@ -179,14 +179,18 @@ json::Value cmd_time(const json::Value& req) {
         const auto k = static_cast<std::int64_t>(get_number(req, "k", 10000));
         auto pts = std::make_shared<std::vector<double>>(hf::bench::parameter_points(m, k));
         auto out = std::make_shared<std::vector<double>>();
-        fn = [&m, &data, pts, out, k] { *out = m.logpdf_batch(*pts, k, data); };
+        // Host data bound per call, the k points in one device evaluation and one download.
+        fn = [&m, &data, pts, out, k] {
+            hf::Backend& b = *m.backend();
+            *out = b.to_host_double(m.bind(data).logpdf(b.from_host(*pts, {k, m.n_pars()})));
+        };
         report = [&result, out, k] {
             result.set("k", json::Value(k));
             result.set("logpdf_first", json::Value(out->at(0)));
         };
     } else if (task == "grad") {
         auto g = std::make_shared<std::vector<double>>();
-        fn = [&m, &l, &init, g] { (void)m.logpdf_and_grad(init, l.data_device, *g); };
+        fn = [&m, &l, &init, g] { (void)m.bind(l.data_device).logpdf(init, g.get()); };
     } else if (task == "fit") {
         auto r = std::make_shared<hf::infer::FitResult>();
         fn = [&m, &data, hopts, r] { *r = hf::infer::fit(m, data, {}, hopts.fit); };

@@ -245,22 +245,7 @@ void check_pars(const std::vector<double>& pars, std::int64_t n, const std::stri
 }  // namespace
 
 double Model::logpdf(const std::vector<double>& pars, const std::vector<double>& data) const {
-    return logpdf_batch(pars, 1, data).at(0);
-}
-
-std::vector<double> Model::logpdf_batch(const std::vector<double>& pars_kp, std::int64_t k,
-                                        const std::vector<double>& data) const {
-    Backend& b = *impl_->backend;
-    if (static_cast<std::int64_t>(pars_kp.size()) != k * n_pars())
-        throw InputError(impl_->source, "pars", std::to_string(pars_kp.size()) + " values for " +
-                                                    std::to_string(k) + " points of " + std::to_string(n_pars()));
-    const BoundLikelihood bound = bind(data);
-    return b.to_host_double(bound.logpdf(b.from_host(pars_kp, {k, n_pars()})));
-}
-
-double Model::logpdf_and_grad(const std::vector<double>& pars, const Tensor& data, std::vector<double>& grad) const {
-    check_pars(pars, n_pars(), impl_->source);
-    return bind(data).logpdf(pars, &grad);
+    return bind(data).logpdf(pars);
 }
 
 std::vector<double> Model::expected_data(const std::vector<double>& pars, bool include_auxdata) const {

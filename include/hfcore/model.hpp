@@ -90,11 +90,7 @@ public:
     Tensor logpdf(const Tensor& pars, const Tensor& data, Tensor* grad = nullptr) const;
     // Host: one point (pyhf's model.logpdf(pars, data)).
     double logpdf(const std::vector<double>& pars, const std::vector<double>& data) const;
-    // Thin wrappers over bind() kept for their callers (tests, benchmarks, the Python module): K points pars_kp
-    // [K, P] on host data, and logpdf with its gradient at one point on device data.
-    std::vector<double> logpdf_batch(const std::vector<double>& pars_kp, std::int64_t k,
-                                     const std::vector<double>& data) const;
-    double logpdf_and_grad(const std::vector<double>& pars, const Tensor& data, std::vector<double>& grad) const;
+    // K points on host data, or the gradient at one point: bind(data).logpdf(...), device or host entry.
 
     // ---- expected data (one upload of pars, one download of results for the host overloads) ----
     Tensor expected_data(const Tensor& pars, bool include_auxdata = true) const;  // [K, N(+A)]

@@ -174,9 +174,9 @@ nb::object logpdf(PyModel& self, nb::handle pars, nb::handle data) {
             thread_local std::vector<double> p, d;
             return std::vector<double>{m.logpdf(in.pars.row_into(p), in.data.row_into(d))};
         }
-        if (!data_per_point) return m.logpdf_batch(pars_rows(in), in.k, in.data.row_vector());
         hf::Backend& b = *m.backend();
         hf::Tensor p = b.from_host(pars_rows(in), {in.k, in.pars.cols});
+        if (!data_per_point) return b.to_host_double(m.bind(in.data.row_vector()).logpdf(p));
         hf::Tensor d = b.from_host(in.data.all(), {in.k, in.data.cols});
         return b.to_host_double(m.logpdf(p, d));
     });
