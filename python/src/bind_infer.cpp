@@ -16,6 +16,7 @@
 #include "json_convert.hpp"
 #include "py_model.hpp"
 #include "hfcore/infer.hpp"
+#include "hfcore/spec.hpp"
 #include "hfcore/workspace.hpp"
 
 namespace hfpy {
@@ -338,8 +339,10 @@ void bind_infer(nb::module_& m) {
                 out.append(scan_result(jobs[i], errors[i], &tests[i], upper_limit ? &limits[i] : nullptr));
             return out;
         },
-        "workspace"_a, "patches"_a, "measurement_name"_a.none() = nb::none(), "normsys"_a = "code4",
-        "histosys"_a = "code4p", "poi_test"_a = 1.0, "upper_limit"_a = false, "level"_a = 0.05, "rtol"_a = 1e-4,
+        "workspace"_a, "patches"_a, "measurement_name"_a.none() = nb::none(),
+        nb::arg(hf::modifier_type_name(hf::ModifierType::normsys)) = "code4",
+        nb::arg(hf::modifier_type_name(hf::ModifierType::histosys)) = "code4p", "poi_test"_a = 1.0,
+        "upper_limit"_a = false, "level"_a = 0.05, "rtol"_a = 1e-4,
         "threads"_a = 0, "backend"_a.none() = nb::none(), HFPY_TEST_ARGS);
 }
 

@@ -9,6 +9,7 @@
 #include "arrays.hpp"
 #include "json_convert.hpp"
 #include "py_model.hpp"
+#include "hfcore/spec.hpp"
 #include "hfcore/workspace.hpp"
 
 namespace hfpy {
@@ -299,7 +300,8 @@ void bind_model(nb::module_& m) {
                 BackendRef b = backend_arg(backend);
                 new (self) PyModel(std::move(ms), std::move(b));
             },
-            "spec"_a, "poi_name"_a.none(), "normsys"_a = "code4", "histosys"_a = "code4p", "backend"_a.none() = nb::none(),
+            "spec"_a, "poi_name"_a.none(), nb::arg(hf::modifier_type_name(hf::ModifierType::normsys)) = "code4",
+            nb::arg(hf::modifier_type_name(hf::ModifierType::histosys)) = "code4p", "backend"_a.none() = nb::none(),
             "source"_a = "<model spec>")
         .def("logpdf", &logpdf, "pars"_a, "data"_a,
              nb::sig("def logpdf(self, pars: numpy.typing.ArrayLike, data: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]"),
