@@ -145,6 +145,36 @@ TEST_P(BoundLikelihoodTest, TwoBoundLikelihoodsOfOneModelDoNotInterfere) {
     EXPECT_EQ(copy.logpdf(points_[0]), want2[0]);
 }
 
+// The host entry keeps its last binding while the data are equal: alternating data, on one thread and on two at
+// once, must still give each call the value of its own data.
+TEST_P(BoundLikelihoodTest, HostEntryWithAlternatingDataFromTwoThreads) {
+    const Model& m = *model_;
+    const BoundLikelihood b1 = m.bind(d1_), b2 = m.bind(d2_);
+    std::vector<double> want1, want2;
+    for (const auto& p : points_) {
+        want1.push_back(b1.logpdf(p));
+        want2.push_back(b2.logpdf(p));
+    }
+    for (std::size_t k = 0; k < points_.size(); ++k) {
+        EXPECT_EQ(m.logpdf(points_[k], d1_), want1[k]);
+        EXPECT_EQ(m.logpdf(points_[k], d1_), want1[k]);  // the kept binding
+        EXPECT_EQ(m.logpdf(points_[k], d2_), want2[k]);
+    }
+    int wrong[2] = {0, 0};
+    auto work = [&](int t) {
+        for (int i = 0; i < 400; ++i) {
+            const std::size_t k = static_cast<std::size_t>(i) % points_.size();
+            const bool first = (i + t) % 3 != 0;
+            if (m.logpdf(points_[k], first ? d1_ : d2_) != (first ? want1 : want2)[k]) ++wrong[t];
+        }
+    };
+    std::thread other(work, 1);
+    work(0);
+    other.join();
+    EXPECT_EQ(wrong[0], 0);
+    EXPECT_EQ(wrong[1], 0);
+}
+
 TEST_P(BoundLikelihoodTest, RejectsWrongSizes) {
     const Model& m = *model_;
     EXPECT_THROW(m.bind(std::vector<double>(d1_.size() + 1, 1.0)), InputError);
