@@ -89,13 +89,8 @@ public:
         pars_.resize(static_cast<std::size_t>(n * np));
         for (std::int64_t j = 0; j < n; ++j) p_.to_x(*ys[j], pars_.data() + j * np);
         Tensor pt = be.from_host(pars_, {n, np});
-        Tensor dsub = data_;
-        if (n != data_.dim(0)) {
-            std::vector<std::int64_t> rows(idx.begin(), idx.end());
-            dsub = be.gather(data_, be.from_host_index(rows), 0);
-        }
         Tensor grad;
-        Tensor lp = model_.logpdf(pt, dsub, &grad);
+        Tensor lp = bound_rows(idx).logpdf(pt, &grad);
         auto lph = be.to_host_double(lp);
         auto gh = be.to_host_double(grad);
         f.resize(n);
@@ -109,10 +104,28 @@ public:
     std::int64_t n_eval = 0;
 
 private:
+    // The data rows of problems `idx` (in order; all of them when the batch is full), bound once per distinct set:
+    // consecutive steps mostly evaluate the same problems, and binding computes the data-only constants of every
+    // row.
+    const BoundLikelihood& bound_rows(const std::vector<int>& idx) {
+        if (bound_.bound() && idx == bound_idx_) return bound_;
+        auto& be = *model_.backend();
+        if (static_cast<std::int64_t>(idx.size()) == data_.dim(0)) {
+            bound_ = model_.bind(data_);
+        } else {
+            std::vector<std::int64_t> rows(idx.begin(), idx.end());
+            bound_ = model_.bind(be.gather(data_, be.from_host_index(rows), 0));
+        }
+        bound_idx_ = idx;
+        return bound_;
+    }
+
     const Model& model_;
     Tensor data_;
     const detail::Problem& p_;
     std::vector<double> pars_;  // [n, P] of the last evaluation, kept for its capacity
+    BoundLikelihood bound_;
+    std::vector<int> bound_idx_;
 };
 
 double max_abs(const std::vector<double>& v) {
