@@ -1,9 +1,11 @@
 #include "infer/inverse_hessian.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "hfcore/backend.hpp"
 #include "infer/dense.hpp"
+#include "infer/lanes.hpp"
 
 namespace hf::infer::detail {
 
@@ -12,20 +14,6 @@ namespace {
 // Bound-active components beyond which the Schur complement (a Cholesky of their block per step) costs more
 // than it saves; the caller then falls back to the scaled identity.
 constexpr std::size_t kMaxActive = 24;
-
-// Row i of a row-major matrix times v, in four partial sums so that the loop vectorises.
-double row_dot(const double* row, const double* v, std::size_t n) {
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    std::size_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-        s0 += row[j] * v[j];
-        s1 += row[j + 1] * v[j + 1];
-        s2 += row[j + 2] * v[j + 2];
-        s3 += row[j + 3] * v[j + 3];
-    }
-    for (; j < n; ++j) s0 += row[j] * v[j];
-    return (s0 + s1) + (s2 + s3);
-}
 
 }  // namespace
 
@@ -59,7 +47,7 @@ bool InverseHessian::apply(const char* free, double* q) {
     const std::size_t a = active_.size();
     if (a > kMaxActive || a == n) return false;
     r_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) r_[i] = row_dot(inv_.data() + i * n, q, n);
+    for (std::size_t i = 0; i < n; ++i) r_[i] = lanes::dot(inv_.data() + i * n, q, n);
     if (a > 0) {
         // (H_FF)^-1 = M_FF - M_FA (M_AA)^-1 M_AF for M = H^-1; r = M q with q_A = 0 gives r_A = M_AF q_F.
         maa_.resize(a * a);
@@ -80,6 +68,40 @@ bool InverseHessian::apply(const char* free, double* q) {
     }
     for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? r_[i] : 0.0;
     return true;
+}
+
+void InverseHessian::apply_many(const std::vector<const char*>& free, const std::vector<double*>& q,
+                                std::vector<char>& applied) {
+    const std::size_t count = q.size(), n = n_;
+    applied.assign(count, 0);
+    if (n == 0) return;
+    // The problems with every component free, in groups of lanes::kMaxVectors; the others one by one.
+    std::vector<std::size_t> group;
+    many_.resize(lanes::kMaxVectors * n);
+    const auto flush = [&] {
+        const double* in[lanes::kMaxVectors];
+        double* out[lanes::kMaxVectors];
+        for (std::size_t t = 0; t < group.size(); ++t) {
+            in[t] = q[group[t]];
+            out[t] = many_.data() + t * n;
+        }
+        lanes::matvec(inv_.data(), n, in, out, static_cast<int>(group.size()));
+        for (std::size_t t = 0; t < group.size(); ++t) {
+            std::copy(out[t], out[t] + n, q[group[t]]);
+            applied[group[t]] = 1;
+        }
+        group.clear();
+    };
+    for (std::size_t t = 0; t < count; ++t) {
+        const char* fr = free[t];
+        if (std::all_of(fr, fr + n, [](char c) { return c != 0; })) {
+            group.push_back(t);
+            if (group.size() == lanes::kMaxVectors) flush();
+        } else {
+            applied[t] = apply(fr, q[t]);
+        }
+    }
+    if (!group.empty()) flush();
 }
 
 }  // namespace hf::infer::detail

@@ -28,12 +28,15 @@ public:
     // restricted to the free components, from the full inverse by a Schur complement over the bound-active
     // ones. False (q unchanged) when too many are bound-active for that to be cheap.
     bool apply(const char* free, double* q);
+    // apply(free[t], q[t]) for every t, into applied[t]; the problems with every component free share the reads
+    // of the matrix, four at a time.
+    void apply_many(const std::vector<const char*>& free, const std::vector<double*>& q, std::vector<char>& applied);
 
 private:
     std::size_t n_ = 0;
     std::vector<double> inv_;  // [n, n] row-major
     // Scratch of apply(), kept for its capacity (one InverseHessian per batched fit, used by one thread).
-    std::vector<double> r_, maa_, w_;
+    std::vector<double> r_, maa_, w_, many_;
     std::vector<std::size_t> active_;
 };
 

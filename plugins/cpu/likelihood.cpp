@@ -55,6 +55,13 @@ struct Slot {
     i32 kind = 0;
 };
 
+// Consecutive rows [row0, row0 + rows) of the dense histosys matrix whose weights all lie in the columns
+// [col0, col0 + width), whole vectors (multiples of simd::kPad). A vector's lanes see the same columns as in
+// a product over the whole row, so leaving out the zeros outside changes no rounding.
+struct DenseBlock {
+    std::size_t row0, rows, col0, width;
+};
+
 // Per-thread working memory: grows to the largest model seen, never shrinks, so calls do not allocate.
 // tv holds every factor value a CSR entry can point at: the P parameters, then the normsys terms.
 template <class R>
@@ -101,6 +108,7 @@ public:
         f_off_ = pk.factor_offsets;
         d_off_ = pk.delta_offsets;
         compile_factors(pk);
+        share_term_products();
         for (i64 e = 0; e < E_; ++e) max_f_ = std::max<i64>(max_f_, f_off_[e + 1] - f_off_[e]);
         compile_histosys(pk);
         g_par_ = pk.gauss_par, g_aux_ = pk.gauss_aux;
@@ -251,6 +259,44 @@ private:
                 f_src_[f] = static_cast<i32>(P_) + position[static_cast<std::size_t>(f_src_[f])];
     }
 
+    // The normsys terms of an element are those of its sample, the same in every bin: the elements of a sample
+    // would multiply the same terms (19 of them per element in the 250-parameter synthetic model) bin after bin,
+    // and walk them again for the gradient. Each distinct set of two or more terms becomes one product, computed
+    // once per point into tv[P + T + set] and used by its elements as a single factor; the gradient reaches the
+    // terms through it (gradient(), after the elements).
+    void share_term_products() {
+        const i32 first_set = static_cast<i32>(P_ + static_cast<i64>(t_par_.size()));
+        std::map<std::vector<i32>, i32> set_of;
+        std::vector<i32> off{0}, src;
+        for (i64 e = 0; e < E_; ++e) {
+            std::vector<i32> terms;
+            const std::size_t begin = src.size();
+            for (i32 f = f_off_[e]; f < f_off_[e + 1]; ++f) {
+                if (f_src_[f] >= P_) terms.push_back(f_src_[f]);
+                else src.push_back(f_src_[f]);
+            }
+            if (terms.size() < 2) {
+                src.resize(begin);
+                src.insert(src.end(), f_src_.begin() + f_off_[e], f_src_.begin() + f_off_[e + 1]);
+            } else {
+                std::sort(terms.begin(), terms.end());
+                auto it = set_of.find(terms);
+                if (it == set_of.end()) {
+                    it = set_of.emplace(terms, static_cast<i32>(set_off_.size() - 1)).first;
+                    set_src_.insert(set_src_.end(), terms.begin(), terms.end());
+                    set_off_.push_back(static_cast<i32>(set_src_.size()));
+                    max_set_ = std::max<i64>(max_set_, static_cast<i64>(terms.size()));
+                }
+                src.push_back(first_set + it->second);
+            }
+            off.push_back(static_cast<i32>(src.size()));
+        }
+        f_off_ = std::move(off);
+        f_src_ = std::move(src);
+    }
+
+    i64 n_sets() const { return static_cast<i64>(set_off_.size()) - 1; }
+
     void compile_histosys(const PackedLikelihood& pk) {
         // Histosys bins: constants (cS, cA) of hf_delta_weights, and the slot of their (parameter, code).
         std::map<std::pair<i32, i32>, i32> slot_of;
@@ -270,21 +316,44 @@ private:
             d_coef_[2 * d + 1] = static_cast<R>(0.5 * (up - dn));
         }
         n_weights_ = simd::padded(2 * slots_.size());
-        if (!slots_.empty() && simd::worthwhile(static_cast<std::size_t>(E_), n_weights_, D)) {
-            dense_c_.assign(static_cast<std::size_t>(E_) * n_weights_, R(0));
-            for (i64 e = 0; e < E_; ++e)
-                for (i32 d = d_off_[e]; d < d_off_[e + 1]; ++d) {
-                    R* row = dense_c_.data() + static_cast<std::size_t>(e) * n_weights_;
-                    row[2 * d_slot_[d]] += d_coef_[2 * d];
-                    row[2 * d_slot_[d] + 1] += d_coef_[2 * d + 1];
-                }
+        if (slots_.empty()) return;
+        // The dense path reads, per row, only the whole vectors between its first and last weight: slots are
+        // numbered in element order, so a sample's histosys parameters are neighbours and a row of a model with
+        // several samples spans a fraction of the weights (the 250-parameter synthetic model: 48 of 160).
+        std::vector<DenseBlock> blocks;
+        std::size_t dense_entries = 0;
+        for (i64 e = 0; e < E_; ++e) {
+            if (d_off_[e] == d_off_[e + 1]) continue;
+            std::size_t lo = n_weights_, hi = 0;
+            for (i32 d = d_off_[e]; d < d_off_[e + 1]; ++d) {
+                lo = std::min<std::size_t>(lo, 2 * static_cast<std::size_t>(d_slot_[d]));
+                hi = std::max<std::size_t>(hi, 2 * static_cast<std::size_t>(d_slot_[d]) + 2);
+            }
+            lo = lo / simd::kPad * simd::kPad;
+            const std::size_t width = simd::padded(hi) - lo;
+            dense_entries += width;
+            DenseBlock* last = blocks.empty() ? nullptr : &blocks.back();
+            if (last && last->row0 + last->rows == static_cast<std::size_t>(e) && last->col0 == lo && last->width == width)
+                ++last->rows;
+            else
+                blocks.push_back(DenseBlock{static_cast<std::size_t>(e), 1, lo, width});
         }
+        if (!simd::worthwhile(dense_entries, D)) return;
+        dense_blocks_ = std::move(blocks);
+        dense_c_.assign(static_cast<std::size_t>(E_) * n_weights_, R(0));
+        for (i64 e = 0; e < E_; ++e)
+            for (i32 d = d_off_[e]; d < d_off_[e + 1]; ++d) {
+                R* row = dense_c_.data() + static_cast<std::size_t>(e) * n_weights_;
+                row[2 * d_slot_[d]] += d_coef_[2 * d];
+                row[2 * d_slot_[d] + 1] += d_coef_[2 * d + 1];
+            }
     }
 
     // This thread's working memory, grown to this model's sizes.
     Scratch<R>& sized_scratch() const {
         Scratch<R>& s = scratch<R>();
-        s.fit(P_, t_par_.size(), n_weights_, E_, N_, max_f_);
+        s.fit(P_, t_par_.size() + static_cast<std::size_t>(n_sets()), n_weights_, E_, N_,
+              std::max<i64>(max_f_, max_set_));
         return s;
     }
 
@@ -358,7 +427,9 @@ private:
         R* base = s.base.data();
         std::copy_n(elem_nom_.data(), E_, base);
         if (!dense_c_.empty()) {
-            simd::rows_dot(dense_c_.data(), n_weights_, static_cast<std::size_t>(E_), s.w.data(), base);
+            for (const DenseBlock& b : dense_blocks_)
+                simd::rows_dot(dense_c_.data() + b.row0 * n_weights_ + b.col0, n_weights_, b.width, b.rows,
+                               s.w.data() + b.col0, base + b.row0);
         } else {
             const R* w = s.w.data();
             const R* c = d_coef_.data();
@@ -385,7 +456,18 @@ private:
             }
         }
         std::fill_n(s.rate.data(), N_, R(0));
-        const R* tv = s.tv.data();
+        R* tv = s.tv.data();
+        for (i64 u = 0, first = P_ + static_cast<i64>(t_par_.size()); u < n_sets(); ++u) {
+            R p0 = R(1), p1 = R(1);
+            i32 f = set_off_[u];
+            const i32 f1 = set_off_[u + 1];
+            for (; f + 1 < f1; f += 2) {
+                p0 *= tv[set_src_[f]];
+                p1 *= tv[set_src_[f + 1]];
+            }
+            if (f < f1) p0 *= tv[set_src_[f]];
+            tv[first + u] = p0 * p1;
+        }
         for (i64 e = 0; e < E_; ++e) {
             // Two interleaved products halve the multiply latency chain.
             R p0 = R(1), p1 = R(1);
@@ -437,12 +519,13 @@ private:
         double* gterm = s.gterm.data();  // d logpdf / d (normsys term value)
         double* gslot = s.gslot.data();  // d logpdf / d (histosys weight)
         std::fill_n(gacc, P_, 0.0);
-        std::fill_n(gterm, T, 0.0);
+        std::fill_n(gterm, T + static_cast<std::size_t>(n_sets()), 0.0);
         std::fill_n(gslot, n_weights_, 0.0);
         const R* tv = s.tv.data();
         const R* c = d_coef_.data();
         R* pre = s.pre.data();
-        // d logpdf / d tv[i] accumulates in gacc for parameters (linear factors) and gterm for normsys terms.
+        // d logpdf / d tv[i] accumulates in gacc for parameters (linear factors) and gterm for normsys terms and
+        // their shared products.
         auto add_factor_grad = [&](i32 src, double v) {
             if (src < P_) gacc[src] += v;
             else gterm[src - P_] += v;
@@ -475,7 +558,22 @@ private:
                 }
         }
         if (!dense_c_.empty())
-            simd::weighted_row_sum(dense_c_.data(), n_weights_, static_cast<std::size_t>(E_), s.wpf.data(), gslot);
+            for (const DenseBlock& b : dense_blocks_)
+                simd::weighted_row_sum(dense_c_.data() + b.row0 * n_weights_ + b.col0, n_weights_, b.width, b.rows,
+                                       s.wpf.data() + b.row0, gslot + b.col0);
+        for (i64 u = 0; u < n_sets(); ++u) {
+            // d logpdf / d term = d logpdf / d product * (product of the set's other terms)
+            const double w = gterm[T + static_cast<std::size_t>(u)];
+            if (w == 0.0) continue;
+            const i32 f0 = set_off_[u], nf = set_off_[u + 1] - f0;
+            pre[0] = R(1);
+            for (i32 i = 0; i < nf; ++i) pre[i + 1] = pre[i] * tv[set_src_[f0 + i]];
+            R suf = R(1);
+            for (i32 i = nf - 1; i >= 0; --i) {
+                gterm[set_src_[f0 + i] - P_] += w * static_cast<double>(pre[i] * suf);
+                suf *= tv[set_src_[f0 + i]];
+            }
+        }
         for (std::size_t u = 0; u < T; ++u) gacc[t_par_[u]] += gterm[u] * static_cast<double>(s.dtv[u]);
         for (std::size_t k = 0; k < S; ++k)
             gacc[slots_[k].par] += gslot[2 * k] * static_cast<double>(s.dw[2 * k]) +
@@ -515,6 +613,8 @@ private:
     i64 P_ = 0, N_ = 0, A_ = 0, E_ = 0, max_f_ = 0;
     std::vector<i32> elem_bin_, f_off_, d_off_;
     std::vector<i32> f_src_;   // [F] index into Scratch::tv
+    std::vector<i32> set_off_{0}, set_src_;  // shared term products (share_term_products): their terms in tv
+    i64 max_set_ = 0;                         // the most terms in one set
     std::vector<i32> d_slot_;  // [D] histosys slot
     std::vector<R> elem_nom_;
     std::vector<R> d_coef_;    // [2D] cS, cA of each histosys bin
@@ -525,6 +625,7 @@ private:
     std::vector<Slot> slots_;
     std::size_t n_weights_ = 0;  // 2 per slot, padded to simd::kPad
     std::vector<R> dense_c_;     // [E x n_weights_] when the dense histosys path is worthwhile, else empty
+    std::vector<DenseBlock> dense_blocks_;  // the parts of dense_c_ the products read
     std::vector<i32> g_par_, g_aux_, q_par_, q_aux_;
     std::vector<double> g_inv_var_, q_tau_;  // constraints are evaluated in double (see eval)
     double gauss_const_ = 0;

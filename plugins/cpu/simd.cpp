@@ -48,7 +48,8 @@ inline __attribute__((always_inline)) R hsum(const typename Vec<R>::type& v) {
 
 // Four rows at a time: four independent multiply-add chains that share the loads of w.
 template <class R>
-inline __attribute__((always_inline)) void rows_dot_impl(const R* __restrict C, std::size_t ld, std::size_t rows,
+inline __attribute__((always_inline)) void rows_dot_impl(const R* __restrict C, std::size_t ld, std::size_t width,
+                                                         std::size_t rows,
                                                          const R* __restrict w, R* __restrict out) {
     using V = typename Vec<R>::type;
     constexpr std::size_t L = 64 / sizeof(R);
@@ -58,7 +59,7 @@ inline __attribute__((always_inline)) void rows_dot_impl(const R* __restrict C, 
     for (; r + 4 <= rows; r += 4) {
         const R* c0 = C + r * ld;
         V a0 = {}, a1 = {}, a2 = {}, a3 = {};
-        for (std::size_t j = 0; j < ld; j += L) {
+        for (std::size_t j = 0; j < width; j += L) {
             const V& x = at(w + j);
             a0 += at(c0 + j) * x;
             a1 += at(c0 + ld + j) * x;
@@ -73,20 +74,21 @@ inline __attribute__((always_inline)) void rows_dot_impl(const R* __restrict C, 
     for (; r < rows; ++r) {
         const R* c = C + r * ld;
         V acc = {};
-        for (std::size_t j = 0; j < ld; j += L) acc += at(c + j) * at(w + j);
+        for (std::size_t j = 0; j < width; j += L) acc += at(c + j) * at(w + j);
         out[r] += hsum<R>(acc);
     }
 }
 
 template <class R>
 inline __attribute__((always_inline)) void weighted_row_sum_impl(const R* __restrict C, std::size_t ld,
-                                                                 std::size_t rows, const double* __restrict coef,
+                                                                 std::size_t width, std::size_t rows,
+                                                                 const double* __restrict coef,
                                                                  double* __restrict g) {
     for (std::size_t r = 0; r < rows; ++r) {
         const double a = coef[r];
         if (a == 0.0) continue;
         const R* c = C + r * ld;
-        for (std::size_t j = 0; j < ld; ++j) g[j] += a * static_cast<double>(c[j]);
+        for (std::size_t j = 0; j < width; ++j) g[j] += a * static_cast<double>(c[j]);
     }
 }
 
@@ -109,37 +111,38 @@ inline __attribute__((always_inline)) bool code4_poly_impl(const R* __restrict p
 
 }  // namespace
 
-bool worthwhile(std::size_t rows, std::size_t ld, std::size_t nonzeros) {
+bool worthwhile(std::size_t dense, std::size_t nonzeros) {
 #if HF_CPU_HAVE_CLONES
     // A sparse entry costs about two cycles (index and gather loads); a dense one an eighth (AVX-512) or a
     // quarter (AVX2) of a cycle. Baseline SSE2 gains nothing.
     __builtin_cpu_init();
-    const std::size_t dense = rows * ld;
     if (dense > (std::size_t{1} << 22)) return false;
     if (__builtin_cpu_supports("avx512f")) return dense <= 12 * nonzeros;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return dense <= 6 * nonzeros;
     return false;
 #else
-    (void)rows, (void)ld, (void)nonzeros;
+    (void)dense, (void)nonzeros;
     return false;
 #endif
 }
 
 HF_CPU_VECTOR_CLONES
-void rows_dot(const double* C, std::size_t ld, std::size_t rows, const double* w, double* out) {
-    rows_dot_impl(C, ld, rows, w, out);
+void rows_dot(const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* w, double* out) {
+    rows_dot_impl(C, ld, width, rows, w, out);
 }
 HF_CPU_VECTOR_CLONES
-void rows_dot(const float* C, std::size_t ld, std::size_t rows, const float* w, float* out) {
-    rows_dot_impl(C, ld, rows, w, out);
+void rows_dot(const float* C, std::size_t ld, std::size_t width, std::size_t rows, const float* w, float* out) {
+    rows_dot_impl(C, ld, width, rows, w, out);
 }
 HF_CPU_VECTOR_CLONES
-void weighted_row_sum(const double* C, std::size_t ld, std::size_t rows, const double* coef, double* g) {
-    weighted_row_sum_impl(C, ld, rows, coef, g);
+void weighted_row_sum(const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* coef,
+                      double* g) {
+    weighted_row_sum_impl(C, ld, width, rows, coef, g);
 }
 HF_CPU_VECTOR_CLONES
-void weighted_row_sum(const float* C, std::size_t ld, std::size_t rows, const double* coef, double* g) {
-    weighted_row_sum_impl(C, ld, rows, coef, g);
+void weighted_row_sum(const float* C, std::size_t ld, std::size_t width, std::size_t rows, const double* coef,
+                      double* g) {
+    weighted_row_sum_impl(C, ld, width, rows, coef, g);
 }
 
 HF_CPU_VECTOR_CLONES

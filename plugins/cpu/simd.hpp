@@ -16,16 +16,22 @@ constexpr std::size_t kPad = 16;
 
 inline std::size_t padded(std::size_t n) { return (n + kPad - 1) / kPad * kPad; }
 
-// True when a dense [rows x ld] product is expected to beat `nonzeros` sparse multiply-adds on this CPU.
-bool worthwhile(std::size_t rows, std::size_t ld, std::size_t nonzeros);
+// True when `dense` multiply-adds over stored zeros and non-zeros are expected to beat `nonzeros` sparse ones
+// on this CPU.
+bool worthwhile(std::size_t dense, std::size_t nonzeros);
 
-// out[r] += C[r, 0:ld] . w[0:ld]
-void rows_dot(const double* C, std::size_t ld, std::size_t rows, const double* w, double* out);
-void rows_dot(const float* C, std::size_t ld, std::size_t rows, const float* w, float* out);
+// The products below take a block of a row-major matrix: `rows` rows of stride `ld`, columns [0, width) of
+// the block (width a multiple of kPad; C and w point at the block's first column).
 
-// g[j] += sum_r coef[r] * C[r, j]   (j < ld)
-void weighted_row_sum(const double* C, std::size_t ld, std::size_t rows, const double* coef, double* g);
-void weighted_row_sum(const float* C, std::size_t ld, std::size_t rows, const double* coef, double* g);
+// out[r] += C[r, 0:width] . w[0:width]
+void rows_dot(const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* w, double* out);
+void rows_dot(const float* C, std::size_t ld, std::size_t width, std::size_t rows, const float* w, float* out);
+
+// g[j] += sum_r coef[r] * C[r, j]   (j < width)
+void weighted_row_sum(const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* coef,
+                      double* g);
+void weighted_row_sum(const float* C, std::size_t ld, std::size_t width, std::size_t rows, const double* coef,
+                      double* g);
 
 // normsys code4 polynomials (hf_factor_code4_poly) of n terms: alpha = par[par_idx[u]], coefficients
 // coef[i * n + u] (i < 6); f[u] and df[u] receive the value and derivative. Terms outside |alpha| < 1 get the

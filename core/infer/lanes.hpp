@@ -1,0 +1,31 @@
+// The host loops of the batched fitter (batch_fit.cpp, inverse_hessian.cpp): dot products, updates and
+// matrix-vector products over the free parameters of a toy fit, which cost as much as the likelihood on models
+// with hundreds of parameters (the 250-parameter synthetic model: a third of a toy's time before these).
+//
+// Sums run in vector lanes of four doubles: one AVX2 register where the CPU has it (chosen at load time), two
+// SSE2 registers otherwise. The order of the additions is fixed by the code, not by the instruction set, and
+// no multiply-add is fused, so a toy fit takes the same steps on every x86-64 CPU.
+#pragma once
+
+#include <cstddef>
+
+namespace hf::infer::detail::lanes {
+
+// sum_i a[i] b[i]
+double dot(const double* a, const double* b, std::size_t n);
+// sum_i a[i] b[i] over the components with free[i] != 0
+double masked_dot(const double* a, const double* b, const char* free, std::size_t n);
+// q[i] += c v[i]
+void axpy(double c, const double* v, double* q, std::size_t n);
+// q[i] += c v[i]; returns sum_i w[i] q[i] of the updated q (the next dot product of the L-BFGS recursion, in the
+// same pass over q)
+double axpy_dot(double c, const double* v, double* q, const double* w, std::size_t n);
+// q[i] += c v[i] where free[i] != 0
+void masked_axpy(double c, const double* v, const char* free, double* q, std::size_t n);
+
+// out[t][i] = dot(M + i * n, q[t], n) for t < count <= 4: the row-major [n, n] matrix M times up to four vectors,
+// each row loaded once for all of them.
+constexpr int kMaxVectors = 4;
+void matvec(const double* M, std::size_t n, const double* const* q, double* const* out, int count);
+
+}  // namespace hf::infer::detail::lanes
