@@ -102,21 +102,36 @@ void masked_axpy(double c, const double* v, const char* free, double* q, std::si
     for (std::size_t i = 0; i < n; ++i) q[i] += free[i] ? c * v[i] : 0.0;
 }
 
-HF_LANES_CLONES
-void matvec(const double* M, std::size_t n, const double* const* q, double* const* out, int count) {
+// The count is a template argument so that the count sums live in registers (with a run-time count they went
+// through memory at every step).
+template <int C>
+inline __attribute__((always_inline)) void matvec_impl(const double* M, std::size_t n, const double* const* q,
+                                                       double* const* out) {
     const std::size_t n4 = n / 4 * 4;
     for (std::size_t r = 0; r < n; ++r) {
         const double* row = M + r * n;
-        V4 s[kMaxVectors] = {};
+        V4 s[C] = {};
         for (std::size_t i = 0; i < n4; i += 4) {
             const V4& m = at(row + i);
-            for (int t = 0; t < count; ++t) s[t] += m * at(q[t] + i);
+            for (int t = 0; t < C; ++t) s[t] += m * at(q[t] + i);
         }
-        for (int t = 0; t < count; ++t) {
+        for (int t = 0; t < C; ++t) {
             double tail[3];
             for (std::size_t i = n4; i < n; ++i) tail[i - n4] = row[i] * q[t][i];
             out[t][r] = finish(s[t], tail, n - n4);
         }
+    }
+}
+
+HF_LANES_CLONES
+void matvec(const double* M, std::size_t n, const double* const* q, double* const* out, int count) {
+    static_assert(kMaxVectors == 4, "one case per count");
+    switch (count) {
+        case 1: matvec_impl<1>(M, n, q, out); break;
+        case 2: matvec_impl<2>(M, n, q, out); break;
+        case 3: matvec_impl<3>(M, n, q, out); break;
+        case 4: matvec_impl<4>(M, n, q, out); break;
+        default: break;
     }
 }
 
