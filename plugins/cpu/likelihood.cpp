@@ -62,6 +62,35 @@ struct DenseBlock {
     std::size_t row0, rows, col0, width;
 };
 
+// The product of tv[src[f]] over f in [f0, f1), in two interleaved products: half the multiply latency chain.
+template <class R>
+inline R product_of(const R* tv, const std::int32_t* src, std::int32_t f0, std::int32_t f1) {
+    R p0 = R(1), p1 = R(1);
+    std::int32_t f = f0;
+    for (; f + 1 < f1; f += 2) {
+        p0 *= tv[src[f]];
+        p1 *= tv[src[f + 1]];
+    }
+    if (f < f1) p0 *= tv[src[f]];
+    return p0 * p1;
+}
+
+// The derivatives of w * (that product) by each factor, w times the product of the others, passed to
+// add(src[f], value). Prefix and suffix products (pre: scratch of f1 - f0 + 1), so that a factor at 0 (a
+// normfactor at 0) still gets its derivative.
+template <class R, class Add>
+inline void distribute(const R* tv, const std::int32_t* src, std::int32_t f0, std::int32_t f1, double w, R* pre,
+                       Add&& add) {
+    const std::int32_t nf = f1 - f0;
+    pre[0] = R(1);
+    for (std::int32_t i = 0; i < nf; ++i) pre[i + 1] = pre[i] * tv[src[f0 + i]];
+    R suf = R(1);
+    for (std::int32_t i = nf - 1; i >= 0; --i) {
+        add(src[f0 + i], w * static_cast<double>(pre[i] * suf));
+        suf *= tv[src[f0 + i]];
+    }
+}
+
 // Per-thread working memory: grows to the largest model seen, never shrinks, so calls do not allocate.
 // tv holds every factor value a CSR entry can point at: the P parameters, then the normsys terms.
 template <class R>
@@ -457,28 +486,10 @@ private:
         }
         std::fill_n(s.rate.data(), N_, R(0));
         R* tv = s.tv.data();
-        for (i64 u = 0, first = P_ + static_cast<i64>(t_par_.size()); u < n_sets(); ++u) {
-            R p0 = R(1), p1 = R(1);
-            i32 f = set_off_[u];
-            const i32 f1 = set_off_[u + 1];
-            for (; f + 1 < f1; f += 2) {
-                p0 *= tv[set_src_[f]];
-                p1 *= tv[set_src_[f + 1]];
-            }
-            if (f < f1) p0 *= tv[set_src_[f]];
-            tv[first + u] = p0 * p1;
-        }
+        for (i64 u = 0, first = P_ + static_cast<i64>(t_par_.size()); u < n_sets(); ++u)
+            tv[first + u] = product_of(tv, set_src_.data(), set_off_[u], set_off_[u + 1]);
         for (i64 e = 0; e < E_; ++e) {
-            // Two interleaved products halve the multiply latency chain.
-            R p0 = R(1), p1 = R(1);
-            i32 f = f_off_[e];
-            const i32 f1 = f_off_[e + 1];
-            for (; f + 1 < f1; f += 2) {
-                p0 *= tv[f_src_[f]];
-                p1 *= tv[f_src_[f + 1]];
-            }
-            if (f < f1) p0 *= tv[f_src_[f]];
-            const R pf = p0 * p1;
+            const R pf = product_of(tv, f_src_.data(), f_off_[e], f_off_[e + 1]);
             if constexpr (with_derivs) s.prodf[e] = pf;
             s.rate[elem_bin_[e]] += base[e] * pf;
         }
@@ -532,22 +543,9 @@ private:
         };
         for (i64 e = 0; e < E_; ++e) {
             const double wb = s.wbin[elem_bin_[e]];
-            const i32 f0 = f_off_[e], f1 = f_off_[e + 1];
-            // d rate / d factor_i = base * (product of the other factors): prefix and suffix products, so a
-            // factor at 0 (a normfactor at 0) still gets its derivative.
-            const double wbase = wb * static_cast<double>(s.base[e]);
-            const i32 nf = f1 - f0;
-            if (nf == 1) {
-                add_factor_grad(f_src_[f0], wbase);
-            } else if (nf > 1) {
-                pre[0] = R(1);
-                for (i32 i = 0; i < nf; ++i) pre[i + 1] = pre[i] * tv[f_src_[f0 + i]];
-                R suf = R(1);
-                for (i32 i = nf - 1; i >= 0; --i) {
-                    add_factor_grad(f_src_[f0 + i], wbase * static_cast<double>(pre[i] * suf));
-                    suf *= tv[f_src_[f0 + i]];
-                }
-            }
+            // d rate / d factor_i = base * (product of the other factors)
+            distribute(tv, f_src_.data(), f_off_[e], f_off_[e + 1], wb * static_cast<double>(s.base[e]), pre,
+                       add_factor_grad);
             const double wpf = wb * static_cast<double>(s.prodf[e]);
             s.wpf[e] = wpf;
             if (dense_c_.empty())
@@ -565,14 +563,8 @@ private:
             // d logpdf / d term = d logpdf / d product * (product of the set's other terms)
             const double w = gterm[T + static_cast<std::size_t>(u)];
             if (w == 0.0) continue;
-            const i32 f0 = set_off_[u], nf = set_off_[u + 1] - f0;
-            pre[0] = R(1);
-            for (i32 i = 0; i < nf; ++i) pre[i + 1] = pre[i] * tv[set_src_[f0 + i]];
-            R suf = R(1);
-            for (i32 i = nf - 1; i >= 0; --i) {
-                gterm[set_src_[f0 + i] - P_] += w * static_cast<double>(pre[i] * suf);
-                suf *= tv[set_src_[f0 + i]];
-            }
+            distribute(tv, set_src_.data(), set_off_[u], set_off_[u + 1], w, pre,
+                       [&](i32 src, double v) { gterm[src - P_] += v; });
         }
         for (std::size_t u = 0; u < T; ++u) gacc[t_par_[u]] += gterm[u] * static_cast<double>(s.dtv[u]);
         for (std::size_t k = 0; k < S; ++k)
