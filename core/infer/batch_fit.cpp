@@ -104,7 +104,7 @@ public:
         auto lph = be.to_host_double(lp);
         auto gh = be.to_host_double(grad);
         f.resize(n);
-        g.assign(static_cast<std::size_t>(n) * nf, 0.0);
+        g.resize(static_cast<std::size_t>(n) * nf);  // every element is written below
         for (std::int64_t j = 0; j < n; ++j) {
             f[j] = -lph[j];
             for (std::size_t i = 0; i < nf; ++i) g[j * nf + i] = -gh[j * np + p_.free[i]] * p_.scale[i];
