@@ -9,6 +9,7 @@
 // depends on the parameters. Sums accumulate in double with Neumaier compensation, which keeps 32b NLL differences
 // meaningful for fits.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <thread>
@@ -89,6 +90,12 @@ inline void distribute(const R* tv, const std::int32_t* src, std::int32_t f0, st
         add(src[f0 + i], w * static_cast<double>(pre[i] * suf));
         suf *= tv[src[f0 + i]];
     }
+}
+
+// Evaluations in progress in this process, on any thread (CpuFused::parallel_for).
+inline std::atomic<int>& running_evaluations() {
+    static std::atomic<int> n{0};
+    return n;
 }
 
 // Per-thread working memory: grows to the largest model seen, never shrinks, so calls do not allocate.
@@ -580,11 +587,20 @@ private:
         for (i64 p = 0; p < P_; ++p) grad[p] = static_cast<R>(gacc[p]);
     }
 
-    // Splits K points over std::thread workers when the batch is worth more than the cost of starting them.
+    // Splits K points over std::thread workers when the batch is worth more than the cost of starting them, and
+    // when no other evaluation is running: callers that run evaluations on several threads of their own (toy
+    // blocks, scan points) already fill the cores, and workers of their own would only oversubscribe them. A
+    // point's result does not depend on how the points are split.
     template <class F>
     void parallel_for(i64 K, F&& body) const {
+        struct Running {
+            explicit Running(std::atomic<int>& n) : n(n), others(n.fetch_add(1)) {}
+            ~Running() { n.fetch_sub(1); }
+            std::atomic<int>& n;
+            const int others;
+        } running(running_evaluations());
         const i64 work = K * (E_ + N_ + 16);
-        const i64 workers = std::min<i64>(static_cast<i64>(cpu_threads()), K);
+        const i64 workers = running.others > 0 ? 1 : std::min<i64>(static_cast<i64>(cpu_threads()), K);
         if (workers <= 1 || work < (i64{1} << 16)) {
             body(i64{0}, K);
             return;
