@@ -187,8 +187,10 @@ void second_loop(const History& h, const std::vector<char>& free, bool all_free,
         return;
     }
     if (!h0_applied) {
-        const double sy = all_free ? lanes::dot(h.s(m - 1), h.y(m - 1), n) : lanes::masked_dot(h.s(m - 1), h.y(m - 1), fr, n);
-        const double yy = all_free ? lanes::dot(h.y(m - 1), h.y(m - 1), n) : lanes::masked_dot(h.y(m - 1), h.y(m - 1), fr, n);
+        const double* s = h.s(m - 1);
+        const double* y = h.y(m - 1);
+        const double sy = all_free ? lanes::dot(s, y, n) : lanes::masked_dot(s, y, fr, n);
+        const double yy = all_free ? lanes::dot(y, y, n) : lanes::masked_dot(y, y, fr, n);
         const double gamma = (sy > 0 && yy > 0) ? sy / yy : 1.0;
         for (auto& v : q) v *= gamma;
     }

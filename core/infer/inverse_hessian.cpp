@@ -76,32 +76,33 @@ void InverseHessian::apply_many(const std::vector<const char*>& free, const std:
     applied.assign(count, 0);
     if (n == 0) return;
     // The problems with every component free, in groups of lanes::kMaxVectors; the others one by one.
-    std::vector<std::size_t> group;
+    std::size_t group[lanes::kMaxVectors];
+    int grouped = 0;
     many_.resize(lanes::kMaxVectors * n);
     const auto flush = [&] {
         const double* in[lanes::kMaxVectors];
         double* out[lanes::kMaxVectors];
-        for (std::size_t t = 0; t < group.size(); ++t) {
+        for (int t = 0; t < grouped; ++t) {
             in[t] = q[group[t]];
-            out[t] = many_.data() + t * n;
+            out[t] = many_.data() + static_cast<std::size_t>(t) * n;
         }
-        lanes::matvec(inv_.data(), n, in, out, static_cast<int>(group.size()));
-        for (std::size_t t = 0; t < group.size(); ++t) {
+        lanes::matvec(inv_.data(), n, in, out, grouped);
+        for (int t = 0; t < grouped; ++t) {
             std::copy(out[t], out[t] + n, q[group[t]]);
             applied[group[t]] = 1;
         }
-        group.clear();
+        grouped = 0;
     };
     for (std::size_t t = 0; t < count; ++t) {
         const char* fr = free[t];
         if (std::all_of(fr, fr + n, [](char c) { return c != 0; })) {
-            group.push_back(t);
-            if (group.size() == lanes::kMaxVectors) flush();
+            group[grouped++] = t;
+            if (grouped == lanes::kMaxVectors) flush();
         } else {
             applied[t] = apply(fr, q[t]);
         }
     }
-    if (!group.empty()) flush();
+    if (grouped > 0) flush();
 }
 
 }  // namespace hf::infer::detail

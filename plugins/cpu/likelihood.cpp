@@ -369,7 +369,9 @@ private:
             const std::size_t width = simd::padded(hi) - lo;
             dense_entries += width;
             DenseBlock* last = blocks.empty() ? nullptr : &blocks.back();
-            if (last && last->row0 + last->rows == static_cast<std::size_t>(e) && last->col0 == lo && last->width == width)
+            const bool extends = last && last->row0 + last->rows == static_cast<std::size_t>(e) &&
+                                 last->col0 == lo && last->width == width;
+            if (extends)
                 ++last->rows;
             else
                 blocks.push_back(DenseBlock{static_cast<std::size_t>(e), 1, lo, width});
