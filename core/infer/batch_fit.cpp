@@ -146,14 +146,15 @@ double max_abs(const std::vector<double>& v) {
 
 // The L-BFGS two-loop recursion on the free (not bound-active) components, in three parts so that the
 // initial matrix of every problem that uses the fixed curvature is applied to all of them at once (each row of
-// it read once for four problems). The first part: q <- the projected gradient on the free components, less
-// its history terms (alpha). With every component free (most steps of most toys), plain dot products.
-void first_loop(const History& h, const std::vector<double>& pg, const std::vector<char>& free, bool all_free,
+// it read once for four problems). The first part: q <- the gradient on the free components (where it equals
+// the projected gradient: projection only zeroes components at a bound, which are not free), less its history
+// terms (alpha). With every component free (most steps of most toys), plain dot products.
+void first_loop(const History& h, const std::vector<double>& g, const std::vector<char>& free, bool all_free,
                 std::vector<double>& q, double* alpha) {
-    const std::size_t n = pg.size();
+    const std::size_t n = g.size();
     const char* fr = free.data();
     q.resize(n);
-    for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? pg[i] : 0.0;
+    for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? g[i] : 0.0;
     const int m = h.size();
     if (!all_free) {
         for (int k = m - 1; k >= 0; --k) {
@@ -282,7 +283,7 @@ BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const Fi
     int it = 0;
     for (; it < max_iter; ++it) {
         // Directions for every running problem, four at a time: their first loops, the fixed curvature for those
-        // that use it (each row of it read once for the four), their second loops. Four histories (4 x 80 kB
+        // that use it (each row of it read once for the four), their second loops. Four histories (4 x 40 kB
         // with 250 parameters) stay in the cache with the matrix between the loops; all histories of a batch
         // of toys would not.
         running.clear();
@@ -309,8 +310,7 @@ BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const Fi
             h0_q.clear();
             for (std::size_t c = c0; c < c1; ++c) {
                 State& s = st[running[c]];
-                detail::project_gradient(s.y, s.g, p.lo, p.hi, pg);
-                first_loop(s.mem, pg, s.free, s.all_free, s.d, s.alpha);
+                first_loop(s.mem, s.g, s.free, s.all_free, s.d, s.alpha);
                 if (s.fixed_curvature) {
                     h0_free.push_back(s.free.data());
                     h0_q.push_back(s.d.data());
@@ -324,8 +324,7 @@ BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const Fi
                 s.gd = detail::dot(s.d.data(), s.g.data(), nf);
                 if (!(s.gd < 0.0)) {
                     s.mem.clear();
-                    detail::project_gradient(s.y, s.g, p.lo, p.hi, pg);
-                    first_loop(s.mem, pg, s.free, s.all_free, s.d, s.alpha);
+                    first_loop(s.mem, s.g, s.free, s.all_free, s.d, s.alpha);
                     second_loop(s.mem, s.free, s.all_free, false, s.d, s.alpha);
                     s.gd = detail::dot(s.d.data(), s.g.data(), nf);
                 }
