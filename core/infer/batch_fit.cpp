@@ -1,5 +1,5 @@
-// K fits in lockstep: projected L-BFGS in scaled variables (see problem.hpp) with one Model::logpdf call per
-// step for every problem still running. Problems leave the batch as they converge, so late stragglers cost
+// K fits in lockstep, a cache-sized group at a time (lockstep_group): projected L-BFGS in scaled variables (see
+// problem.hpp) with one Model::logpdf call per step for every problem of the group still running. Problems leave the batch as they converge, so late stragglers cost
 // little. The recursion starts from one inverse Hessian for the whole batch (inverse_hessian.hpp): the toys
 // share their truth, and with it a 70-parameter toy fit takes ~14 evaluations instead of ~100. The
 // per-problem arithmetic (two-loop recursion, line search bookkeeping) runs on the host; the device evaluates
@@ -138,6 +138,20 @@ private:
     std::vector<int> bound_idx_;
 };
 
+// Problems fitted in lockstep at a time. Every step walks the state of each running problem (its L-BFGS history of
+// 2 x kMemory vectors, point, gradient, direction, trial) and the evaluation's [K, P] points and gradients, and
+// rebinds the data rows whenever a problem leaves. In groups whose state is about a core's L2 cache, the state
+// stays in the cache from one step to the next and a leaver rebinds few rows: 1000 + 1000 toys at 2 threads took
+// 30% less time on the 250-parameter synthetic model (groups of 28 instead of 1000), 20-40% less on eRJR and
+// sbottom, 60% less on the example workspace. The problems are independent: the grouping changes no result.
+std::int64_t lockstep_group(std::size_t nf, std::int64_t K) {
+    constexpr double kStateBudget = 1.5 * 1024 * 1024;  // bytes
+    const double per_problem =
+        (2.0 * kMemory + 8.0) * static_cast<double>(std::max<std::size_t>(nf, 1)) * sizeof(double);
+    const auto group = static_cast<std::int64_t>(kStateBudget / per_problem);
+    return std::clamp<std::int64_t>(group, 1, std::max<std::int64_t>(K, 1));
+}
+
 double max_abs(const std::vector<double>& v) {
     double m = 0.0;
     for (double x : v) m = std::max(m, std::fabs(x));
@@ -211,53 +225,26 @@ void second_loop(const History& h, const std::vector<char>& free, bool all_free,
     for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? -q[i] : 0.0;
 }
 
-BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const FitConfig& config,
-                             const FitOptions& options, const std::vector<double>* starts) {
-    const FitConfig cfg = config.resolved(model);
-    if (data_kn.ndim() != 2 || data_kn.dim(1) != model.n_main() + model.n_aux())
-        throw ShapeError("batch_fit: data must be [K, " + std::to_string(model.n_main() + model.n_aux()) +
-                         "], got " + shape_str(data_kn.shape()));
+// Problems [first, first + K) of the batch (data rows data_kn), fitted in lockstep to the end.
+int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& p, detail::InverseHessian& h0,
+              const std::vector<double>& y0, const std::vector<double>* starts, std::int64_t first, double gtol,
+              BatchFitResult& out) {
     const std::int64_t K = data_kn.dim(0);
     const std::int64_t np = model.n_pars();
-    detail::Problem p = detail::make_problem(model, Tensor(), cfg);
     const std::size_t nf = p.nfree();
-    const bool f32 = model.backend()->precision() == Precision::f32;
-    // Projected-gradient tolerance in scaled units (curvatures of order one): NLL within ~gtol^2 of the minimum.
-    const double gtol = options.tolerance > 0 ? std::sqrt(2.0 * options.tolerance) : (f32 ? 2e-2 : 1e-5);
     const int max_iter = 1000;
-
-    BatchFitResult out;
-    out.bestfit.assign(static_cast<std::size_t>(K * np), 0.0);
-    out.twice_nll.assign(static_cast<std::size_t>(K), 0.0);
-    out.converged.assign(static_cast<std::size_t>(K), false);
-
     std::vector<State> st(static_cast<std::size_t>(K));
     BatchEvaluator ev(model, data_kn, p);
-    detail::InverseHessian h0;
     {
         std::vector<int> idx(K);
         std::iota(idx.begin(), idx.end(), 0);
-        // Every problem starts at the init, or at options.start (the same point for all).
-        std::vector<double> y0(nf, 0.0);
-        if (!options.start.empty()) {
-            if (static_cast<std::int64_t>(options.start.size()) != np)
-                throw InputError("batch_fit", "start", std::to_string(options.start.size()) +
-                                                           " start values, the model has " + std::to_string(np) +
-                                                           " parameters");
-            y0 = p.to_y(options.start);
-            for (std::size_t i = 0; i < nf; ++i) y0[i] = std::clamp(y0[i], p.lo[i], p.hi[i]);
-        }
-        for (auto& s : st) s.y = y0;
-        h0 = detail::InverseHessian::at_asimov(model, p, y0);
-        if (starts) {
-            if (static_cast<std::int64_t>(starts->size()) != K * np)
-                throw InputError("batch_fit", "starts", std::to_string(starts->size()) + " start values for " +
-                                                             std::to_string(K) + " problems of " +
-                                                             std::to_string(np) + " parameters");
-            for (std::int64_t k = 0; k < K; ++k) {
-                std::vector<double> x(starts->begin() + k * np, starts->begin() + (k + 1) * np);
+        for (std::int64_t k = 0; k < K; ++k) {
+            if (starts) {
+                std::vector<double> x(starts->begin() + (first + k) * np, starts->begin() + (first + k + 1) * np);
                 st[k].y = p.to_y(x);
                 for (std::size_t i = 0; i < nf; ++i) st[k].y[i] = std::clamp(st[k].y[i], p.lo[i], p.hi[i]);
+            } else {
+                st[k].y = y0;
             }
         }
         std::vector<const std::vector<double>*> ys;
@@ -284,8 +271,8 @@ BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const Fi
     for (; it < max_iter; ++it) {
         // Directions for every running problem, four at a time: their first loops, the fixed curvature for those
         // that use it (each row of it read once for the four), their second loops. Four histories (4 x 40 kB
-        // with 250 parameters) stay in the cache with the matrix between the loops; all histories of a batch
-        // of toys would not.
+        // with 250 parameters) stay in the cache with the matrix between the loops; all histories of a group
+        // may not.
         running.clear();
         for (std::int64_t k = 0; k < K; ++k) {
             State& s = st[k];
@@ -389,12 +376,61 @@ BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const Fi
             }
         }
     }
-    out.iterations = it;
     for (std::int64_t k = 0; k < K; ++k) {
         auto x = p.to_x(st[k].y);
-        std::copy(x.begin(), x.end(), out.bestfit.begin() + k * np);
-        out.twice_nll[k] = 2.0 * st[k].f;
-        out.converged[k] = st[k].status == 1;
+        std::copy(x.begin(), x.end(), out.bestfit.begin() + (first + k) * np);
+        out.twice_nll[first + k] = 2.0 * st[k].f;
+        out.converged[first + k] = st[k].status == 1;
+    }
+    return it;
+}
+
+BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const FitConfig& config,
+                             const FitOptions& options, const std::vector<double>* starts) {
+    const FitConfig cfg = config.resolved(model);
+    if (data_kn.ndim() != 2 || data_kn.dim(1) != model.n_main() + model.n_aux())
+        throw ShapeError("batch_fit: data must be [K, " + std::to_string(model.n_main() + model.n_aux()) +
+                         "], got " + shape_str(data_kn.shape()));
+    const std::int64_t K = data_kn.dim(0);
+    const std::int64_t np = model.n_pars();
+    detail::Problem p = detail::make_problem(model, Tensor(), cfg);
+    const std::size_t nf = p.nfree();
+    const bool f32 = model.backend()->precision() == Precision::f32;
+    // Projected-gradient tolerance in scaled units (curvatures of order one): NLL within ~gtol^2 of the minimum.
+    const double gtol = options.tolerance > 0 ? std::sqrt(2.0 * options.tolerance) : (f32 ? 2e-2 : 1e-5);
+
+    BatchFitResult out;
+    out.bestfit.assign(static_cast<std::size_t>(K * np), 0.0);
+    out.twice_nll.assign(static_cast<std::size_t>(K), 0.0);
+    out.converged.assign(static_cast<std::size_t>(K), false);
+
+    // Every problem starts at the init, or at options.start (the same point for all), or at its own start.
+    std::vector<double> y0(nf, 0.0);
+    if (!options.start.empty()) {
+        if (static_cast<std::int64_t>(options.start.size()) != np)
+            throw InputError("batch_fit", "start", std::to_string(options.start.size()) +
+                                                       " start values, the model has " + std::to_string(np) +
+                                                       " parameters");
+        y0 = p.to_y(options.start);
+        for (std::size_t i = 0; i < nf; ++i) y0[i] = std::clamp(y0[i], p.lo[i], p.hi[i]);
+    }
+    if (starts && static_cast<std::int64_t>(starts->size()) != K * np)
+        throw InputError("batch_fit", "starts", std::to_string(starts->size()) + " start values for " +
+                                                     std::to_string(K) + " problems of " + std::to_string(np) +
+                                                     " parameters");
+    detail::InverseHessian h0 = detail::InverseHessian::at_asimov(model, p, y0);
+    const std::int64_t group = lockstep_group(nf, K);
+    auto& be = *model.backend();
+    for (std::int64_t first = 0; first < K; first += group) {
+        const std::int64_t count = std::min(group, K - first);
+        Tensor rows = data_kn;
+        if (count < K) {
+            std::vector<std::int64_t> idx(static_cast<std::size_t>(count));
+            std::iota(idx.begin(), idx.end(), first);
+            rows = be.gather(data_kn, be.from_host_index(idx), 0);
+        }
+        const int it = fit_group(model, rows, p, h0, y0, starts, first, gtol, out);
+        out.iterations = std::max<std::int64_t>(out.iterations, it);
     }
     return out;
 }
