@@ -74,33 +74,38 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
 
     // Where the model cannot be multimodal, both fits of every toy from options.other_starts' first point (the
     // parameters the toys were drawn at, near which their minima lie), else from the init. Where it can, the
-    // fixed fit from the init and from each of options.other_starts, and the free fit from those starts and from
-    // each toy's fixed-POI minimum (a descent from there cannot end above it), keeping each toy's lowest minimum.
+    // fixed fit from each of options.other_starts and from the init, and the free fit from each toy's fixed-POI
+    // minimum (a descent from there cannot end above it) and from those starts, keeping each toy's lowest minimum.
     // On eRJR (1000 + 1000 toys) that set found every minimum that the free fit from the init also found, and
-    // lower ones for 3 toys than the earlier init + truth starts.
+    // lower ones for 3 toys than the earlier init + truth starts. The second descent of each fit stops once it
+    // has settled next to the minimum the first found (batch_fit_known).
     FitOptions from_init = options;
     from_init.other_starts.clear();
     const bool multimodal = options.basin_search && detail::can_be_multimodal(model, cfg.fixed);
     FitOptions unimodal_start = from_init;
     if (!multimodal && !options.other_starts.empty()) unimodal_start.start = options.other_starts.front();
-    BatchFitResult fixed = batch_fit(model, data_kn, fixed_cfg, unimodal_start);
-    BatchFitResult free;
+    BatchFitResult fixed, free;
     if (multimodal && !options.other_starts.empty()) {
         bool first = true;
         for (const auto& start : options.other_starts) {
             FitOptions o = from_init;
             o.start = start;
-            keep_lower(fixed, batch_fit(model, data_kn, fixed_cfg, o), np);
             if (first)
-                free = batch_fit(model, data_kn, cfg, o);
+                fixed = batch_fit(model, data_kn, fixed_cfg, o);
             else
-                keep_lower(free, batch_fit(model, data_kn, cfg, o), np);
+                keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, o, fixed), np);
             first = false;
         }
+        keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, from_init, fixed), np);
         FitOptions o = from_init;
         o.start = options.other_starts.front();  // where the fixed curvature is taken
-        keep_lower(free, detail::batch_fit_from(model, data_kn, cfg, o, fixed.bestfit), np);
+        free = detail::batch_fit_from(model, data_kn, cfg, o, fixed.bestfit);
+        for (const auto& start : options.other_starts) {
+            o.start = start;
+            keep_lower(free, detail::batch_fit_known(model, data_kn, cfg, o, free), np);
+        }
     } else {
+        fixed = batch_fit(model, data_kn, fixed_cfg, unimodal_start);
         free = batch_fit(model, data_kn, cfg, unimodal_start);
     }
 

@@ -13,4 +13,9 @@ HypotestResult toy_hypotest(double poi_test, const Model& model, const std::vect
 BatchFitResult batch_fit_from(const Model& model, const Tensor& data_kn, const FitConfig& config,
                               const FitOptions& options, const std::vector<double>& starts);
 
+// batch_fit of problems that already have a minimum each (`known`, from another start): a descent that settles
+// next to its problem's known minimum (see batch_fit.cpp, reached_known) ends there and returns it.
+BatchFitResult batch_fit_known(const Model& model, const Tensor& data_kn, const FitConfig& config,
+                               const FitOptions& options, const BatchFitResult& known);
+
 }  // namespace hf::infer::detail

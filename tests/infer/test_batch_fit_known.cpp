@@ -1,0 +1,73 @@
+// White-box test of detail::batch_fit_known, the second descent of a toy's fit that stops once it has settled next
+// to the minimum the first descent found (core/infer/batch_fit.cpp, reached_known).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "hfcore/backend.hpp"
+#include "infer/toys_internal.hpp"
+#include "infer_support.hpp"
+
+using namespace hf;
+using namespace hf::test;
+
+namespace {
+
+struct Descents {
+    infer::BatchFitResult from_truth, from_init;
+};
+
+Descents descents(const Case& c, const Tensor& toys, const std::vector<double>& truth) {
+    infer::FitOptions o;
+    o.start = truth;
+    return {infer::batch_fit(*c.model, toys, {}, o), infer::batch_fit(*c.model, toys, {}, {})};
+}
+
+}  // namespace
+
+// Against the full descent from the init: the lower of the two minima is the same to 1e-6 for every toy, and
+// the rule engaged (some toys returned the known minimum itself).
+TEST(BatchFitKnown, LosesNoMinimumOfTheFullDescent) {
+    HF_REQUIRE_SHARED();
+    Case c = load_case("sbottom_regionB_1400_550_60");
+    const std::int64_t K = 64;
+    auto truth = c.model->suggested_init();
+    truth[c.model->poi_index()] = 0.0;
+    Tensor toys = infer::sample_toys(*c.model, truth, 0, K, 11, 0);
+    Descents d = descents(c, toys, truth);
+    auto early = infer::detail::batch_fit_known(*c.model, toys, {}, {}, d.from_truth);
+    int returned_known = 0;
+    for (std::int64_t k = 0; k < K; ++k) {
+        ASSERT_TRUE(d.from_truth.converged[k] && d.from_init.converged[k] && early.converged[k]) << "toy " << k;
+        const double full = std::min(d.from_truth.twice_nll[k], d.from_init.twice_nll[k]);
+        const double with_rule = std::min(d.from_truth.twice_nll[k], early.twice_nll[k]);
+        EXPECT_NEAR(with_rule, full, 1e-6) << "toy " << k;
+        if (early.twice_nll[k] == d.from_truth.twice_nll[k]) ++returned_known;
+    }
+    EXPECT_GT(returned_known, K / 4) << "the early stop never engaged";
+    std::printf("[ agreement ] %d of %lld descents from the init ended at the known minimum\n", returned_known,
+                static_cast<long long>(K));
+}
+
+// A known minimum above where the descent settles, or away from it, is not one it can return: the descent runs
+// to its own end, the same steps as without it.
+TEST(BatchFitKnown, IgnoresAKnownMinimumAboveTheDescent) {
+    HF_REQUIRE_SHARED();
+    Case c = load_case("sbottom_regionB_1400_550_60");
+    const std::int64_t K = 16;
+    auto truth = c.model->suggested_init();
+    truth[c.model->poi_index()] = 0.0;
+    Tensor toys = infer::sample_toys(*c.model, truth, 0, K, 12, 0);
+    Descents d = descents(c, toys, truth);
+    infer::BatchFitResult higher = d.from_truth, elsewhere = d.from_truth;
+    for (auto& v : higher.twice_nll) v += 1.0;
+    const std::int64_t np = c.model->n_pars();
+    for (std::int64_t k = 0; k < K; ++k) elsewhere.bestfit[k * np + c.model->poi_index()] += 0.5;
+    for (const auto* known : {&higher, &elsewhere}) {
+        auto early = infer::detail::batch_fit_known(*c.model, toys, {}, {}, *known);
+        for (std::int64_t k = 0; k < K; ++k) {
+            EXPECT_EQ(early.twice_nll[k], d.from_init.twice_nll[k]) << "toy " << k;
+            EXPECT_EQ(early.converged[k], d.from_init.converged[k]) << "toy " << k;
+        }
+    }
+}
