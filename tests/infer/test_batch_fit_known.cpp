@@ -13,14 +13,23 @@ using namespace hf::test;
 
 namespace {
 
-struct Descents {
+// K toys of sbottom regionB drawn at the init with the POI at 0, and the two full descents of each.
+struct Toys {
+    Case c;
+    Tensor data;
     infer::BatchFitResult from_truth, from_init;
 };
 
-Descents descents(const Case& c, const Tensor& toys, const std::vector<double>& truth) {
+Toys toys_and_descents(std::int64_t K, std::uint64_t seed) {
+    Toys t{load_case("sbottom_regionB_1400_550_60"), Tensor(), {}, {}};
+    auto truth = t.c.model->suggested_init();
+    truth[t.c.model->poi_index()] = 0.0;
+    t.data = infer::sample_toys(*t.c.model, truth, 0, K, seed, 0);
     infer::FitOptions o;
     o.start = truth;
-    return {infer::batch_fit(*c.model, toys, {}, o), infer::batch_fit(*c.model, toys, {}, {})};
+    t.from_truth = infer::batch_fit(*t.c.model, t.data, {}, o);
+    t.from_init = infer::batch_fit(*t.c.model, t.data, {}, {});
+    return t;
 }
 
 }  // namespace
@@ -29,13 +38,9 @@ Descents descents(const Case& c, const Tensor& toys, const std::vector<double>& 
 // the rule engaged (some toys returned the known minimum itself).
 TEST(BatchFitKnown, LosesNoMinimumOfTheFullDescent) {
     HF_REQUIRE_SHARED();
-    Case c = load_case("sbottom_regionB_1400_550_60");
     const std::int64_t K = 64;
-    auto truth = c.model->suggested_init();
-    truth[c.model->poi_index()] = 0.0;
-    Tensor toys = infer::sample_toys(*c.model, truth, 0, K, 11, 0);
-    Descents d = descents(c, toys, truth);
-    auto early = infer::detail::batch_fit_known(*c.model, toys, {}, {}, d.from_truth);
+    Toys d = toys_and_descents(K, 11);
+    auto early = infer::detail::batch_fit_known(*d.c.model, d.data, {}, {}, d.from_truth);
     int returned_known = 0;
     for (std::int64_t k = 0; k < K; ++k) {
         ASSERT_TRUE(d.from_truth.converged[k] && d.from_init.converged[k] && early.converged[k]) << "toy " << k;
@@ -53,18 +58,15 @@ TEST(BatchFitKnown, LosesNoMinimumOfTheFullDescent) {
 // to its own end, the same steps as without it.
 TEST(BatchFitKnown, IgnoresAKnownMinimumAboveTheDescent) {
     HF_REQUIRE_SHARED();
-    Case c = load_case("sbottom_regionB_1400_550_60");
     const std::int64_t K = 16;
-    auto truth = c.model->suggested_init();
-    truth[c.model->poi_index()] = 0.0;
-    Tensor toys = infer::sample_toys(*c.model, truth, 0, K, 12, 0);
-    Descents d = descents(c, toys, truth);
+    Toys d = toys_and_descents(K, 12);
+    const Model& model = *d.c.model;
     infer::BatchFitResult higher = d.from_truth, elsewhere = d.from_truth;
     for (auto& v : higher.twice_nll) v += 1.0;
-    const std::int64_t np = c.model->n_pars();
-    for (std::int64_t k = 0; k < K; ++k) elsewhere.bestfit[k * np + c.model->poi_index()] += 0.5;
+    const std::int64_t np = model.n_pars();
+    for (std::int64_t k = 0; k < K; ++k) elsewhere.bestfit[k * np + model.poi_index()] += 0.5;
     for (const auto* known : {&higher, &elsewhere}) {
-        auto early = infer::detail::batch_fit_known(*c.model, toys, {}, {}, *known);
+        auto early = infer::detail::batch_fit_known(model, d.data, {}, {}, *known);
         for (std::int64_t k = 0; k < K; ++k) {
             EXPECT_EQ(early.twice_nll[k], d.from_init.twice_nll[k]) << "toy " << k;
             EXPECT_EQ(early.converged[k], d.from_init.converged[k]) << "toy " << k;
