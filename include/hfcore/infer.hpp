@@ -174,7 +174,7 @@ struct HypotestOptions {
     // Toys
     std::int64_t ntoys = 2000;
     std::uint64_t seed = 0;
-    std::int64_t toy_batch = 1000;   // K toys fitted together through Model::logpdf([K, P], [K, N + A])
+    std::int64_t toy_batch = 1000;   // toys per block: drawn and fitted together (batch_fit), one unit of work
     ProgressFn progress;             // optional
     ToyRunner toy_runner;            // optional: where the toy blocks run (default: here, one after another)
     std::shared_ptr<AsymptoticFitCache> cache;  // optional, asymptotics only
