@@ -1,9 +1,9 @@
 // K fits in lockstep, a cache-sized group at a time (lockstep_group): projected L-BFGS in scaled variables (see
-// problem.hpp) with one Model::logpdf call per step for every problem of the group still running. Problems leave the batch as they converge, so late stragglers cost
-// little. The recursion starts from one inverse Hessian for the whole batch (inverse_hessian.hpp): the toys
-// share their truth, and with it a 70-parameter toy fit takes ~14 evaluations instead of ~100. The
-// per-problem arithmetic (two-loop recursion, line search bookkeeping) runs on the host; the device evaluates
-// likelihoods and gradients only.
+// problem.hpp) with one Model::logpdf call per step for every problem of the group still running. Problems leave
+// the group as they converge, so late stragglers cost little. The recursion starts from one inverse Hessian for
+// the whole batch (inverse_hessian.hpp): the toys share their truth, and with it a 70-parameter toy fit takes ~14
+// evaluations instead of ~100. The per-problem arithmetic (two-loop recursion, line search bookkeeping) runs on
+// the host; the device evaluates likelihoods and gradients only.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -74,7 +74,8 @@ struct State {
     int stall = 0;
     int steps = 0;                 // accepted steps
     bool fixed_curvature = true;  // h0 as the recursion's initial matrix (see the line search)
-    // A minimum this problem already has from another start (batch_fit_known), and whether the descent reached it.
+    // A minimum this problem already has from another start (batch_fit_known; its point in scaled variables, for
+    // the distance test), and whether the descent reached it (the result is then that minimum, as given).
     std::vector<double> y_known;
     double f_known = 0.0;
     bool at_known = false;
@@ -412,10 +413,17 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
         }
     }
     for (std::int64_t k = 0; k < K; ++k) {
-        auto x = p.to_x(st[k].at_known ? st[k].y_known : st[k].y);
-        std::copy(x.begin(), x.end(), out.bestfit.begin() + (first + k) * np);
-        out.twice_nll[first + k] = 2.0 * (st[k].at_known ? st[k].f_known : st[k].f);
-        out.converged[first + k] = st[k].status == 1;
+        const std::int64_t row = first + k;
+        if (st[k].at_known) {
+            std::copy(known->bestfit.begin() + row * np, known->bestfit.begin() + (row + 1) * np,
+                      out.bestfit.begin() + row * np);
+            out.twice_nll[row] = known->twice_nll[row];
+        } else {
+            auto x = p.to_x(st[k].y);
+            std::copy(x.begin(), x.end(), out.bestfit.begin() + row * np);
+            out.twice_nll[row] = 2.0 * st[k].f;
+        }
+        out.converged[row] = st[k].status == 1;
     }
     return it;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "hfcore/backend.hpp"
 #include "infer/toys_internal.hpp"
