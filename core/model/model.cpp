@@ -245,6 +245,10 @@ Tensor Model::expected_data(const Tensor& pars, bool include_auxdata) const {
     return impl_->backend->concat({main, aux}, 1);
 }
 
+Tensor Model::expected_main_jacobian(const Tensor& pars) const {
+    return impl_->likelihood->expected_main_jacobian(pars);
+}
+
 namespace {
 void check_pars(const std::vector<double>& pars, std::int64_t n, const std::string& src) {
     if (static_cast<std::int64_t>(pars.size()) != n)

@@ -101,6 +101,8 @@ public:
     // K points pars_kp [K, P]: [K, samples().size(), n_main()], 0 where a channel lacks the sample. Summed over
     // samples it is expected_actualdata. The per-sample likelihood is compiled on first use.
     std::vector<double> expected_main_by_sample(const std::vector<double>& pars_kp, std::int64_t k = 1) const;
+    // d (expected main rate) / d pars at K points pars [K, P]: [K, n_main(), n_pars()] (FusedLikelihood).
+    Tensor expected_main_jacobian(const Tensor& pars) const;
 
     // The same model compiled again on `backend` (null: a new instance of this model's backend plugin at the
     // same precision), e.g. for fits in parallel threads, which must not share a backend.

@@ -232,6 +232,20 @@ public:
         return out;
     }
 
+    Tensor expected_main_jacobian(const Tensor& pars) override {
+        const i64 K = check_pars(pars, "expected_main_jacobian");
+        std::vector<R> pbuf;
+        const R* pp = as_real(pars, pbuf);
+        Tensor out = be_.empty(float_dtype_of(), Shape{K, N_, P_});
+        R* po = data_of<R>(out);
+        parallel_for(K, [&](i64 k0, i64 k1) {
+            Scratch<R>& s = sized_scratch();
+            JacobianRows rows;
+            for (i64 k = k0; k < k1; ++k) jacobian(pp + k * P_, s, rows, po + k * N_ * P_);
+        });
+        return out;
+    }
+
     Tensor expected_aux(const Tensor& pars) override {
         const i64 K = check_pars(pars, "expected_aux");
         std::vector<R> pbuf;
@@ -587,6 +601,57 @@ private:
             gacc[q_par_[i]] += a > 0 ? a / p - tau : -tau;
         }
         for (i64 p = 0; p < P_; ++p) grad[p] = static_cast<R>(gacc[p]);
+    }
+
+    // Per-bin accumulators of jacobian(): d rate_b / d (parameter, normsys term or term product, histosys weight).
+    struct JacobianRows {
+        std::vector<double> par, term, weight;
+    };
+
+    // d rate_b / d par_p into out [N, P]: gradient()'s chain rule with one accumulator row per bin instead of one
+    // sum weighted by the bins' residuals.
+    void jacobian(const R* par, Scratch<R>& s, JacobianRows& j, R* out) const {
+        rates<true>(par, s);
+        const std::size_t T = t_par_.size(), nt = T + static_cast<std::size_t>(n_sets()), nw = 2 * slots_.size();
+        const std::size_t P = static_cast<std::size_t>(P_);
+        j.par.assign(static_cast<std::size_t>(N_) * P, 0.0);
+        j.term.assign(static_cast<std::size_t>(N_) * nt, 0.0);
+        j.weight.assign(static_cast<std::size_t>(N_) * nw, 0.0);
+        const R* tv = s.tv.data();
+        const R* c = d_coef_.data();
+        R* pre = s.pre.data();
+        for (i64 e = 0; e < E_; ++e) {
+            const std::size_t b = static_cast<std::size_t>(elem_bin_[e]);
+            double* jp = j.par.data() + b * P;
+            double* jt = j.term.data() + b * nt;
+            distribute(tv, f_src_.data(), f_off_[e], f_off_[e + 1], static_cast<double>(s.base[e]), pre,
+                       [&](i32 src, double v) {
+                           if (src < P_) jp[src] += v;
+                           else jt[src - P_] += v;
+                       });
+            const double pf = static_cast<double>(s.prodf[e]);
+            double* jw = j.weight.data() + b * nw;
+            for (i32 d = d_off_[e], d1 = d_off_[e + 1]; d < d1; ++d) {
+                jw[2 * d_slot_[d]] += pf * static_cast<double>(c[2 * d]);
+                jw[2 * d_slot_[d] + 1] += pf * static_cast<double>(c[2 * d + 1]);
+            }
+        }
+        for (std::size_t b = 0; b < static_cast<std::size_t>(N_); ++b) {
+            double* jp = j.par.data() + b * P;
+            double* jt = j.term.data() + b * nt;
+            const double* jw = j.weight.data() + b * nw;
+            for (i64 u = 0; u < n_sets(); ++u) {
+                const double w = jt[T + static_cast<std::size_t>(u)];
+                if (w == 0.0) continue;
+                distribute(tv, set_src_.data(), set_off_[u], set_off_[u + 1], w, pre,
+                           [&](i32 src, double v) { jt[src - P_] += v; });
+            }
+            for (std::size_t u = 0; u < T; ++u) jp[t_par_[u]] += jt[u] * static_cast<double>(s.dtv[u]);
+            for (std::size_t k = 0; k < slots_.size(); ++k)
+                jp[slots_[k].par] += jw[2 * k] * static_cast<double>(s.dw[2 * k]) +
+                                     jw[2 * k + 1] * static_cast<double>(s.dw[2 * k + 1]);
+            for (std::size_t p = 0; p < P; ++p) out[b * P + p] = static_cast<R>(jp[p]);
+        }
     }
 
     // Splits K points over std::thread workers when the batch is worth more than the cost of starting them, and

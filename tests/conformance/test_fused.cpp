@@ -239,6 +239,41 @@ TEST_P(Fused, ExpectedMainAndAux) {
     }
 }
 
+// The Jacobian of the expected main rates (the plugin's own kernel, or the default differences of its
+// expected_main) against central differences of the long-double reference's rates.
+TEST_P(Fused, ExpectedMainJacobianMatchesTheReference) {
+    auto pts = rounded_points(4);
+    const std::int64_t N = synth_.pk.n_main, P = synth_.pk.n_pars;
+    auto jac = fused_->expected_main_jacobian(pars_tensor(pts));
+    EXPECT_EQ(jac.shape(), (Shape{4, N, P}));
+    EXPECT_EQ(jac.dtype(), fdt());
+    auto got = down(jac);
+    std::vector<double> dummy(static_cast<std::size_t>(N + synth_.pk.n_aux), 0.0);
+    double worst = 0;
+    for (int k = 0; k < 4; ++k) {
+        std::vector<double> want(static_cast<std::size_t>(N * P));
+        std::vector<double> par = pts[k];
+        for (std::int64_t p = 0; p < P; ++p) {
+            const double p0 = par[p], h = 1e-5 * std::max(1.0, std::fabs(p0));
+            par[p] = p0 + h;
+            const auto up_rate = reference(synth_.pk, par, dummy.data()).rate;
+            par[p] = p0 - h;
+            const auto down_rate = reference(synth_.pk, par, dummy.data()).rate;
+            par[p] = p0;
+            for (std::int64_t b = 0; b < N; ++b)
+                want[b * P + p] = static_cast<double>((up_rate[b] - down_rate[b]) / (2 * h));
+        }
+        double scale = 1;
+        for (double x : want) scale = std::max(scale, std::fabs(x));
+        std::vector<double> gk(got.begin() + k * N * P, got.begin() + (k + 1) * N * P);
+        for (std::size_t i = 0; i < gk.size(); ++i) worst = std::max(worst, std::fabs(gk[i] - want[i]) / scale);
+        // The reference's differences are good to ~1e-10; a plugin's own differences at 32b to ~1e-4.
+        EXPECT_TRUE(hf::conf::all_close(gk, want, 0, (f32() ? 2e-3 : 1e-8) * scale)) << "point " << k;
+    }
+    std::printf("[ measured ] %s %s (%s): expected_main_jacobian vs the reference, worst %.2e of the largest entry\n",
+                GetParam().plugin.c_str(), GetParam().precision.c_str(), fused_->implementation(), worst);
+}
+
 TEST_P(Fused, PerPointDataLargeBatchesAndNewDataAgree) {
     // K large enough for a plugin to split the batch over workers; every row must equal its K = 1 evaluation.
     const int K = 600;

@@ -99,6 +99,11 @@ public:
     // Expected aux data [K, A]: par for Gaussian constraints, tau * par for Poisson ones.
     virtual Tensor expected_aux(const Tensor& pars) = 0;
 
+    // d (expected main rate b) / d (parameter p) at K points: [K, N, P]. The default takes central differences of
+    // expected_main (2P points per point); a plugin whose kernels form these derivatives for the gradient anyway
+    // returns them exactly, at about the cost of one gradient.
+    virtual Tensor expected_main_jacobian(const Tensor& pars);
+
     virtual const char* implementation() const = 0;  // e.g. "cpu fused", "tier-1 fallback"
 };
 
