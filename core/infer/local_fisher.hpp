@@ -1,0 +1,51 @@
+// A fit's own curvature for the batched fits: the Fisher information of its likelihood where it stands, J^T W J
+// over the main bins (J the Jacobian of the expected counts, from the plugin) plus the constraints' diagonal, in
+// scaled variables, applied in Woodbury form.
+//
+// The batch's fixed curvature (inverse_hessian.hpp) is the Asimov Hessian at the toys' truth. Where a model's
+// curvature moves with the parameters, toys whose minima lie elsewhere step with the wrong metric: the normsys of
+// the 250-parameter synthetic model have independent up and down factors, so each one's slope depends on the side
+// of zero it sits on, and at a toy's minimum the Hessian differs from the truth's Asimov Hessian by factors from
+// 0.006 to 190 (generalized eigenvalues), while the Fisher information at the minimum is within 0.4-4 of it.
+// L-BFGS, with 10 pairs, learns that slowly (docs/performance.md, "A curvature per toy").
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "hfcore/model.hpp"
+#include "infer/problem.hpp"
+
+namespace hf::infer::detail {
+
+class LocalFisher {
+public:
+    // Curvature given to a parameter without a constraint in place of the constraint's (scaled units, where a
+    // constraint gives ~1): the Woodbury form needs D invertible, and 1e-3 next to the data's curvature changes
+    // little in a step.
+    static constexpr double kMinCurvature = 1e-3;
+
+    LocalFisher() = default;
+    // The Fisher information of problem p at each of the points ys (scaled variables; the information is the
+    // expected one, so p's data are not used): one expected_main_jacobian and one expected_data call for all.
+    // Empty where it is not finite or a bin expects no events.
+    static std::vector<LocalFisher> at(const Model& model, const Problem& p,
+                                       const std::vector<const std::vector<double>*>& ys);
+
+    bool empty() const { return nf_ == 0; }
+    // q <- (H_FF)^-1 q_F on the components with free[i] != 0 (the rest become 0). False (q unchanged) when the
+    // factorisation fails; the curvature is then empty.
+    bool apply(const char* free, double* q);
+
+private:
+    bool factorise(const char* free);
+
+    std::size_t nf_ = 0, nb_ = 0;
+    std::vector<double> u_;      // [nb, nf]: W^(1/2) J, main bins by free parameters (scaled)
+    std::vector<double> dinv_;   // [nf]: 1 / the constraints' curvature (floored: free parameters have none)
+    std::vector<char> mask_;     // the free components of the factor below
+    std::vector<double> y_;      // [nb, nf]: H_FF^-1 = D_F^-1 - Y^T Y (factorise)
+    std::vector<double> t_;      // scratch
+};
+
+}  // namespace hf::infer::detail
