@@ -548,7 +548,7 @@ private:
     }
 
     void gradient(const R* par, const R* data, Scratch<R>& s, R* grad) const {
-        const std::size_t T = t_par_.size(), S = slots_.size();
+        const std::size_t T = t_par_.size();
         double* gacc = s.gacc.data();
         double* gterm = s.gterm.data();  // d logpdf / d (normsys term value)
         double* gslot = s.gslot.data();  // d logpdf / d (histosys weight)
@@ -582,17 +582,7 @@ private:
             for (const DenseBlock& b : dense_blocks_)
                 simd::weighted_row_sum(dense_c_.data() + b.row0 * n_weights_ + b.col0, n_weights_, b.width, b.rows,
                                        s.wpf.data() + b.row0, gslot + b.col0);
-        for (i64 u = 0; u < n_sets(); ++u) {
-            // d logpdf / d term = d logpdf / d product * (product of the set's other terms)
-            const double w = gterm[T + static_cast<std::size_t>(u)];
-            if (w == 0.0) continue;
-            distribute(tv, set_src_.data(), set_off_[u], set_off_[u + 1], w, pre,
-                       [&](i32 src, double v) { gterm[src - P_] += v; });
-        }
-        for (std::size_t u = 0; u < T; ++u) gacc[t_par_[u]] += gterm[u] * static_cast<double>(s.dtv[u]);
-        for (std::size_t k = 0; k < S; ++k)
-            gacc[slots_[k].par] += gslot[2 * k] * static_cast<double>(s.dw[2 * k]) +
-                                   gslot[2 * k + 1] * static_cast<double>(s.dw[2 * k + 1]);
+        to_parameters(s, gterm, gslot, gacc);
         const R* aux = data + N_;
         for (std::size_t i = 0; i < g_par_.size(); ++i)
             gacc[g_par_[i]] += (static_cast<double>(aux[g_aux_[i]]) - par[g_par_[i]]) * g_inv_var_[i];
@@ -601,6 +591,25 @@ private:
             gacc[q_par_[i]] += a > 0 ? a / p - tau : -tau;
         }
         for (i64 p = 0; p < P_; ++p) grad[p] = static_cast<R>(gacc[p]);
+    }
+
+    // The chain rule's last links, shared by gradient() and jacobian(): derivatives by the shared term products
+    // (dterm[T + set]) reach their terms, by the normsys terms (dterm[0, T)) and by the histosys weights (dweight)
+    // reach the parameters (dpar, added to).
+    void to_parameters(Scratch<R>& s, double* dterm, const double* dweight, double* dpar) const {
+        const std::size_t T = t_par_.size();
+        const R* tv = s.tv.data();
+        for (i64 u = 0; u < n_sets(); ++u) {
+            // d / d term = d / d product * (product of the set's other terms)
+            const double w = dterm[T + static_cast<std::size_t>(u)];
+            if (w == 0.0) continue;
+            distribute(tv, set_src_.data(), set_off_[u], set_off_[u + 1], w, s.pre.data(),
+                       [&](i32 src, double v) { dterm[src - P_] += v; });
+        }
+        for (std::size_t u = 0; u < T; ++u) dpar[t_par_[u]] += dterm[u] * static_cast<double>(s.dtv[u]);
+        for (std::size_t k = 0; k < slots_.size(); ++k)
+            dpar[slots_[k].par] += dweight[2 * k] * static_cast<double>(s.dw[2 * k]) +
+                                   dweight[2 * k + 1] * static_cast<double>(s.dw[2 * k + 1]);
     }
 
     // Per-bin accumulators of jacobian(): d rate_b / d (parameter, normsys term or term product, histosys weight).
@@ -640,16 +649,7 @@ private:
             double* jp = j.par.data() + b * P;
             double* jt = j.term.data() + b * nt;
             const double* jw = j.weight.data() + b * nw;
-            for (i64 u = 0; u < n_sets(); ++u) {
-                const double w = jt[T + static_cast<std::size_t>(u)];
-                if (w == 0.0) continue;
-                distribute(tv, set_src_.data(), set_off_[u], set_off_[u + 1], w, pre,
-                           [&](i32 src, double v) { jt[src - P_] += v; });
-            }
-            for (std::size_t u = 0; u < T; ++u) jp[t_par_[u]] += jt[u] * static_cast<double>(s.dtv[u]);
-            for (std::size_t k = 0; k < slots_.size(); ++k)
-                jp[slots_[k].par] += jw[2 * k] * static_cast<double>(s.dw[2 * k]) +
-                                     jw[2 * k + 1] * static_cast<double>(s.dw[2 * k + 1]);
+            to_parameters(s, jt, jw, jp);
             for (std::size_t p = 0; p < P; ++p) out[b * P + p] = static_cast<R>(jp[p]);
         }
     }
