@@ -181,12 +181,12 @@ bool reached_known(const State& s) {
 
 // A problem's own curvature (local_fisher.hpp: the Fisher information where it stands, from the plugin's
 // Jacobian of the expected counts) replaces the fixed one once its projected gradient falls below
-// kOwnCurvatureAt, in first descents only (not in batch_fit_known's). 1000 + 1000 toys, seed 1, evaluations:
-// the 250-parameter synthetic model 188k -> 136k (300 + 300 toys), eRJR 77k -> 62k, sbottom 87k -> 79k, the
-// example 30k -> 26k, and the same CLs on each. Taken earlier (at 1 or 2) it saves a few more evaluations but
-// moves more descents into other local minima, mostly higher ones (24 and 33 of 4000 synthetic toy fits, against
-// 4 at 0.3, two lower and two higher); in the second descents, which may stop at the first one's minimum, it
-// does so even at 0.3, and saves little there.
+// kOwnCurvatureAt, in first descents only (not in batch_fit_known's), where the plugin's Jacobian is native.
+// 1000 + 1000 toys, seed 1, evaluations: the 250-parameter synthetic model 188k -> 136k (300 + 300 toys), eRJR
+// 77k -> 62k, sbottom 87k -> 79k, the example 30k -> 26k, and the same CLs on each. Taken earlier (at 1 or 2) it
+// saves a few more evaluations but moves more descents into other local minima, mostly higher ones (24 and 33 of
+// 4000 synthetic toy fits, against 4 at 0.3, two lower and two higher); in the second descents, which may stop at
+// the first one's minimum, it does so even at 0.3, and saves little there.
 constexpr double kOwnCurvatureAt = 0.3;
 
 double max_abs(const std::vector<double>& v) {
@@ -314,7 +314,9 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
     enum Initial : char { kNone, kOwn, kFixed };
     Initial initial[lanes::kMaxVectors] = {};
     std::vector<int> to_take;
-    const bool own_curvature = known == nullptr;
+    // Not where the Jacobian would be differences of expected data: on a GPU backend 2 x parameters points per toy
+    // to upload and evaluate, several times a fit's traffic, for a saving that was measured on the cpu plugin.
+    const bool own_curvature = known == nullptr && model.native_jacobian();
     int it = 0;
     for (; it < max_iter; ++it) {
         // Directions for every running problem, four at a time: their first loops, the fixed curvature for those

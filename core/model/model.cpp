@@ -249,6 +249,8 @@ Tensor Model::expected_main_jacobian(const Tensor& pars) const {
     return impl_->likelihood->expected_main_jacobian(pars);
 }
 
+bool Model::native_jacobian() const { return impl_->likelihood->native_jacobian(); }
+
 namespace {
 void check_pars(const std::vector<double>& pars, std::int64_t n, const std::string& src) {
     if (static_cast<std::int64_t>(pars.size()) != n)

@@ -103,6 +103,8 @@ public:
     std::vector<double> expected_main_by_sample(const std::vector<double>& pars_kp, std::int64_t k = 1) const;
     // d (expected main rate) / d pars at K points pars [K, P]: [K, n_main(), n_pars()] (FusedLikelihood).
     Tensor expected_main_jacobian(const Tensor& pars) const;
+    // Whether that Jacobian comes from the backend's kernels rather than from differences of expected data.
+    bool native_jacobian() const;
 
     // The same model compiled again on `backend` (null: a new instance of this model's backend plugin at the
     // same precision), e.g. for fits in parallel threads, which must not share a backend.

@@ -232,6 +232,8 @@ public:
         return out;
     }
 
+    bool native_jacobian() const override { return true; }
+
     Tensor expected_main_jacobian(const Tensor& pars) override {
         const i64 K = check_pars(pars, "expected_main_jacobian");
         std::vector<R> pbuf;
