@@ -2,8 +2,9 @@
 // problem.hpp) with one Model::logpdf call per step for every problem of the group still running. Problems leave
 // the group as they converge, so late stragglers cost little. The recursion starts from one inverse Hessian for
 // the whole batch (inverse_hessian.hpp): the toys share their truth, and with it a 70-parameter toy fit takes ~14
-// evaluations instead of ~100. The per-problem arithmetic (two-loop recursion, line search bookkeeping) runs on
-// the host; the device evaluates likelihoods and gradients only.
+// evaluations instead of ~100. Near its minimum a first descent switches to its own curvature (local_fisher.hpp).
+// The per-problem arithmetic (two-loop recursion, line search bookkeeping) runs on the host; the device evaluates
+// likelihoods and gradients only.
 #include <algorithm>
 #include <cmath>
 #include <limits>

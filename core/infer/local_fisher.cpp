@@ -10,7 +10,6 @@
 
 namespace hf::infer::detail {
 
-
 std::vector<LocalFisher> LocalFisher::at(const Model& model, const Problem& p,
                                          const std::vector<const std::vector<double>*>& ys) {
     const std::size_t nf = p.nfree(), m = ys.size();
@@ -45,8 +44,8 @@ std::vector<LocalFisher> LocalFisher::at(const Model& model, const Problem& p,
         f.u_.assign(nb * nf, 0.0);
         f.dinv_.assign(nf, 0.0);
         bool finite = true;
-        for (std::size_t b = 0; b < nb && finite; ++b) {
-            if (!(lj[b] > 0.0)) {
+        for (std::size_t b = 0; b < nb; ++b) {
+            if (!(lj[b] > 0.0)) {  // a bin expecting no events: no information there, and 1 / lambda fails
                 finite = false;
                 break;
             }

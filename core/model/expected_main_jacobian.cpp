@@ -14,6 +14,10 @@ Tensor FusedLikelihood::expected_main_jacobian(const Tensor& pars) {
     Backend& be = pars.backend();
     const std::int64_t P = pars.dim(pars.ndim() - 1);
     const std::int64_t K = pars.ndim() == 2 ? pars.dim(0) : 1;
+    if (P == 0 || K == 0) {
+        const std::int64_t N = expected_main(pars).dim(1);
+        return be.from_host(std::vector<double>{}, {K, N, P});
+    }
     const std::vector<double> x = be.to_host_double(pars);
     // Steps near the cube root of the precision's epsilon (truncation ~h^2, rounding ~eps / h): 1e-5 relative
     // at 64b, 1e-2 at 32b. The steps are taken between the points as the backend holds them (rounded to its
@@ -33,10 +37,6 @@ Tensor FusedLikelihood::expected_main_jacobian(const Tensor& pars) {
             down[p] = held(xk[p] - step);
             h[static_cast<std::size_t>(k * P + p)] = up[p] - down[p];
         }
-    if (P == 0 || K == 0) {
-        const std::int64_t N = expected_main(pars).dim(1);
-        return be.from_host(std::vector<double>{}, {K, N, P});
-    }
     const std::vector<double> lam = be.to_host_double(expected_main(be.from_host(pts, {K * 2 * P, P})));
     const std::int64_t N = static_cast<std::int64_t>(lam.size()) / (K * 2 * P);
     std::vector<double> jac(static_cast<std::size_t>(K * N * P));
