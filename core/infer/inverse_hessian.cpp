@@ -6,6 +6,7 @@
 #include "hfcore/backend.hpp"
 #include "infer/dense.hpp"
 #include "infer/lanes.hpp"
+#include "infer/local_fisher.hpp"
 
 namespace hf::infer::detail {
 
@@ -18,9 +19,34 @@ constexpr std::size_t kMaxActive = 24;
 }  // namespace
 
 InverseHessian InverseHessian::at_asimov(const Model& model, const Problem& p, const std::vector<double>& y0) {
+    if (p.nfree() == 0) return InverseHessian();
+    if (model.native_jacobian()) {
+        InverseHessian ih = from_fisher(model, p, y0);
+        if (!ih.empty()) return ih;
+    }
+    return from_differences(model, p, y0);
+}
+
+InverseHessian InverseHessian::from_fisher(const Model& model, const Problem& p, const std::vector<double>& y0) {
     InverseHessian ih;
     const std::size_t nf = p.nfree();
-    if (nf == 0) return ih;
+    auto fisher = LocalFisher::at(model, p, {&y0});
+    if (fisher[0].empty() || !fisher[0].woodbury_parts(ih.dinv_, ih.y_, ih.rows_)) return InverseHessian();
+    // The dense inverse too, for the Schur complements of apply(): the same matrix, D^-1 - Y^T Y.
+    ih.inv_.assign(nf * nf, 0.0);
+    for (std::size_t i = 0; i < nf; ++i) ih.inv_[i * nf + i] = ih.dinv_[i];
+    for (std::size_t b = 0; b < ih.rows_; ++b) {
+        const double* yb = ih.y_.data() + b * nf;
+        for (std::size_t i = 0; i < nf; ++i) lanes::axpy(-yb[i], yb, ih.inv_.data() + i * nf, nf);
+    }
+    ih.n_ = nf;
+    return ih;
+}
+
+InverseHessian InverseHessian::from_differences(const Model& model, const Problem& p,
+                                                const std::vector<double>& y0) {
+    InverseHessian ih;
+    const std::size_t nf = p.nfree();
     Problem asimov = p;
     asimov.lik = model.bind(model.expected_data(p.to_x(y0), true));
     std::vector<double> g;
@@ -86,7 +112,7 @@ void InverseHessian::apply_many(const std::vector<const char*>& free, const std:
             in[t] = q[group[t]];
             out[t] = many_.data() + static_cast<std::size_t>(t) * n;
         }
-        lanes::matvec(inv_.data(), n, in, out, grouped);
+        apply_all_free(in, out, grouped);
         for (int t = 0; t < grouped; ++t) {
             std::copy(out[t], out[t] + n, q[group[t]]);
             applied[group[t]] = 1;
@@ -103,6 +129,24 @@ void InverseHessian::apply_many(const std::vector<const char*>& free, const std:
         }
     }
     if (grouped > 0) flush();
+}
+
+// out[t] = H^-1 in[t] for up to lanes::kMaxVectors problems with every component free, each row of the matrix
+// read once for all of them.
+void InverseHessian::apply_all_free(const double* const* in, double* const* out, int count) {
+    const std::size_t n = n_;
+    if (rows_ == 0) {
+        lanes::matvec(inv_.data(), n, n, in, out, count);
+        return;
+    }
+    double* t[lanes::kMaxVectors];
+    rows_scratch_.resize(lanes::kMaxVectors * rows_);
+    for (int v = 0; v < count; ++v) t[v] = rows_scratch_.data() + static_cast<std::size_t>(v) * rows_;
+    lanes::matvec(y_.data(), rows_, n, in, t, count);
+    for (int v = 0; v < count; ++v)
+        for (std::size_t i = 0; i < n; ++i) out[v][i] = dinv_[i] * in[v][i];
+    for (std::size_t b = 0; b < rows_; ++b)
+        for (int v = 0; v < count; ++v) lanes::axpy(-t[v][b], y_.data() + b * n, out[v], n);
 }
 
 }  // namespace hf::infer::detail

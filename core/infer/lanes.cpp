@@ -105,10 +105,10 @@ void masked_axpy(double c, const double* v, const char* free, double* q, std::si
 // The count is a template argument so that the count sums live in registers (with a run-time count they went
 // through memory at every step).
 template <int C>
-inline __attribute__((always_inline)) void matvec_impl(const double* M, std::size_t n, const double* const* q,
-                                                       double* const* out) {
+inline __attribute__((always_inline)) void matvec_impl(const double* M, std::size_t rows, std::size_t n,
+                                                       const double* const* q, double* const* out) {
     const std::size_t n4 = n / 4 * 4;
-    for (std::size_t r = 0; r < n; ++r) {
+    for (std::size_t r = 0; r < rows; ++r) {
         const double* row = M + r * n;
         V4 s[C] = {};
         for (std::size_t i = 0; i < n4; i += 4) {
@@ -124,13 +124,14 @@ inline __attribute__((always_inline)) void matvec_impl(const double* M, std::siz
 }
 
 HF_LANES_CLONES
-void matvec(const double* M, std::size_t n, const double* const* q, double* const* out, int count) {
+void matvec(const double* M, std::size_t rows, std::size_t cols, const double* const* q, double* const* out,
+            int count) {
     static_assert(kMaxVectors == 4, "one case per count");
     switch (count) {
-        case 1: matvec_impl<1>(M, n, q, out); break;
-        case 2: matvec_impl<2>(M, n, q, out); break;
-        case 3: matvec_impl<3>(M, n, q, out); break;
-        case 4: matvec_impl<4>(M, n, q, out); break;
+        case 1: matvec_impl<1>(M, rows, cols, q, out); break;
+        case 2: matvec_impl<2>(M, rows, cols, q, out); break;
+        case 3: matvec_impl<3>(M, rows, cols, q, out); break;
+        case 4: matvec_impl<4>(M, rows, cols, q, out); break;
         default: break;
     }
 }

@@ -23,9 +23,10 @@ double axpy_dot(double c, const double* v, double* q, const double* w, std::size
 // q[i] += c v[i] where free[i] != 0
 void masked_axpy(double c, const double* v, const char* free, double* q, std::size_t n);
 
-// out[t][i] = dot(M + i * n, q[t], n) for t < count <= 4: the row-major [n, n] matrix M times up to four vectors,
-// each row loaded once for all of them.
+// out[t][r] = dot(M + r * cols, q[t], cols) for r < rows, t < count <= 4: the row-major [rows, cols] matrix M
+// times up to four vectors, each row loaded once for all of them.
 constexpr int kMaxVectors = 4;
-void matvec(const double* M, std::size_t n, const double* const* q, double* const* out, int count);
+void matvec(const double* M, std::size_t rows, std::size_t cols, const double* const* q, double* const* out,
+            int count);
 
 }  // namespace hf::infer::detail::lanes

@@ -99,6 +99,19 @@ bool LocalFisher::factorise(const char* free) {
     return true;
 }
 
+bool LocalFisher::woodbury_parts(std::vector<double>& dinv, std::vector<double>& y, std::size_t& rows) {
+    if (nf_ == 0) return false;
+    const std::vector<char> all(nf_, 1);
+    if (!factorise(all.data())) {
+        nf_ = 0;
+        return false;
+    }
+    dinv = dinv_;
+    y = y_;
+    rows = nb_;
+    return true;
+}
+
 bool LocalFisher::apply(const char* free, double* q) {
     const std::size_t nb = nb_, nf = nf_;
     if (nf == 0) return false;

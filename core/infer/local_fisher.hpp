@@ -36,6 +36,9 @@ public:
     // q <- (H_FF)^-1 q_F on the components with free[i] != 0 (the rest become 0). False (q unchanged) when the
     // factorisation fails; the curvature is then empty.
     bool apply(const char* free, double* q);
+    // The parts of H^-1 = D^-1 - Y^T Y with every component free: D^-1 [nf] and Y [rows, nf], rows the main
+    // bins. False when the factorisation fails (the curvature is then empty).
+    bool woodbury_parts(std::vector<double>& dinv, std::vector<double>& y, std::size_t& rows);
 
 private:
     bool factorise(const char* free);

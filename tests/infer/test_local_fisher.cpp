@@ -1,7 +1,8 @@
-// White-box test of detail::LocalFisher, a batched fit's own curvature (core/infer/local_fisher.hpp): at Asimov
-// data generated where it is taken, the Fisher information is the Hessian of the NLL, so its inverse must undo
-// the finite-difference Hessian of the problem (Problem::hessian) on every free component, and on a subset of
-// them when others are held at their bounds.
+// White-box test of detail::LocalFisher, a batched fit's own curvature (core/infer/local_fisher.hpp), and of the
+// batch's fixed curvature taken from it (inverse_hessian.hpp): at Asimov data generated where it is taken, the
+// Fisher information is the Hessian of the NLL, so its inverse must undo the finite-difference Hessian of the
+// problem (Problem::hessian) on every free component, and on a subset of them when others are held at their
+// bounds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
+#include "infer/inverse_hessian.hpp"
 #include "infer/local_fisher.hpp"
 #include "infer/problem.hpp"
 #include "infer_support.hpp"
@@ -47,7 +49,9 @@ AtAsimov at_asimov(const std::string& name) {
 
 // The largest |F^-1 (H e_j) - e_j| over the free components j (held ones must come out 0), where H is the
 // finite-difference Hessian plus the floor LocalFisher gives parameters without a constraint.
-double worst_residual(AtAsimov& a, infer::detail::LocalFisher& f, const std::vector<char>& free) {
+// apply(free, q): q <- (H_FF)^-1 q_F, as the curvature under test gives it.
+template <class Apply>
+double worst_residual(AtAsimov& a, const std::vector<char>& free, Apply&& apply) {
     const std::size_t n = a.p.nfree();
     const PackedLikelihood& pk = packed_likelihood(*a.c.model);
     std::vector<double> h = a.hessian;
@@ -63,7 +67,7 @@ double worst_residual(AtAsimov& a, infer::detail::LocalFisher& f, const std::vec
         // q = H_FF e_j, then F^-1 q should be e_j
         std::vector<double> q(n, 0.0);
         for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? h[i * n + j] : 0.0;
-        EXPECT_TRUE(f.apply(free.data(), q.data()));
+        EXPECT_TRUE(apply(free, q));
         for (std::size_t i = 0; i < n; ++i) {
             const double want = free[i] && i == j ? 1.0 : 0.0;
             if (!free[i]) {
@@ -73,6 +77,10 @@ double worst_residual(AtAsimov& a, infer::detail::LocalFisher& f, const std::vec
         }
     }
     return worst;
+}
+
+auto applier(infer::detail::LocalFisher& f) {
+    return [&f](const std::vector<char>& free, std::vector<double>& q) { return f.apply(free.data(), q.data()); };
 }
 
 }  // namespace
@@ -85,7 +93,7 @@ TEST(LocalFisher, InvertsTheHessianAtAsimovData) {
         ASSERT_EQ(taken.size(), 1u);
         ASSERT_FALSE(taken[0].empty()) << name;
         std::vector<char> all(a.p.nfree(), 1);
-        const double worst = worst_residual(a, taken[0], all);
+        const double worst = worst_residual(a, all, applier(taken[0]));
         std::printf("[ agreement ] %s: Fisher^-1 (finite-difference Hessian) e_j - e_j, worst %.2e\n", name, worst);
         EXPECT_LT(worst, 1e-7) << name;
     }
@@ -98,10 +106,40 @@ TEST(LocalFisher, HeldComponentsStayZeroAndTheRestInvertTheirBlock) {
     ASSERT_FALSE(taken[0].empty());
     std::vector<char> some(a.p.nfree(), 1);
     for (std::size_t i = 0; i < some.size(); i += 3) some[i] = 0;
-    const double worst = worst_residual(a, taken[0], some);
+    const double worst = worst_residual(a, some, applier(taken[0]));
     std::printf("[ agreement ] a third held: worst %.2e\n", worst);
     EXPECT_LT(worst, 1e-7);
     // and back to every component free: the factor follows the mask
     std::vector<char> all(a.p.nfree(), 1);
-    EXPECT_LT(worst_residual(a, taken[0], all), 1e-7);
+    EXPECT_LT(worst_residual(a, all, applier(taken[0])), 1e-7);
+}
+
+// The batch's fixed curvature on a plugin with a native Jacobian is the same Fisher information: the problems with
+// every component free apply it in Woodbury form, four at a time (apply_many), the others through the dense
+// inverse and a Schur complement over the held components (apply); both must invert the Hessian.
+TEST(InverseHessian, FromTheFisherInformationInvertsTheHessianAtAsimovData) {
+    HF_REQUIRE_SHARED();
+    for (const char* name : {"sbottom_regionA_1300_205_60", "shapesys_nuisparfilter"}) {
+        AtAsimov a = at_asimov(name);
+        ASSERT_TRUE(a.c.model->native_jacobian()) << "the cpu plugin's Jacobian";
+        auto h0 = infer::detail::InverseHessian::at_asimov(*a.c.model, a.p, a.y);
+        ASSERT_FALSE(h0.empty()) << name;
+        const std::size_t n = a.p.nfree();
+        std::vector<char> all(n, 1), some(n, 1);
+        for (std::size_t i = 1; i < n; i += 4) some[i] = 0;
+        // three problems in one apply_many call: two with every component free (Woodbury), one with some held
+        auto many = [&](const std::vector<char>& free, std::vector<double>& q) {
+            std::vector<double> q2 = q, q3 = q;
+            std::vector<char> applied;
+            h0.apply_many({all.data(), free.data(), all.data()}, {q2.data(), q.data(), q3.data()}, applied);
+            return applied.size() == 3 && applied[0] && applied[1] && applied[2];
+        };
+        const double worst_all = worst_residual(a, all, many);
+        const double worst_some = worst_residual(a, some, many);
+        std::printf("[ agreement ] %s: fixed curvature H^-1 (finite-difference Hessian) e_j - e_j, worst %.2e "
+                    "(every component free), %.2e (a quarter held)\n",
+                    name, worst_all, worst_some);
+        EXPECT_LT(worst_all, 1e-7) << name;
+        EXPECT_LT(worst_some, 1e-7) << name;
+    }
 }
