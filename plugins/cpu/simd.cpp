@@ -92,6 +92,43 @@ inline __attribute__((always_inline)) void weighted_row_sum_impl(const R* __rest
     }
 }
 
+// The same sums for double C, NV vectors of columns at a time held in registers over all the rows: the loop
+// above loads and stores g at every row, and each column's chain of additions then waits on a store. The order
+// of the additions per column is the same, so the result is too.
+template <int NV>
+inline __attribute__((always_inline)) void weighted_columns(const double* __restrict C, std::size_t ld,
+                                                            std::size_t rows, const double* __restrict coef,
+                                                            double* __restrict g) {
+    using V = Vec<double>::type;
+    constexpr std::size_t L = 64 / sizeof(double);
+    const auto at = [](const double* p) -> const V& { return *reinterpret_cast<const V*>(p); };
+    V acc[NV];
+    for (int v = 0; v < NV; ++v) acc[v] = at(g + v * L);
+    for (std::size_t r = 0; r < rows; ++r) {
+        const double a = coef[r];
+        if (a == 0.0) continue;
+        const double* c = C + r * ld;
+        for (int v = 0; v < NV; ++v) acc[v] += a * at(c + v * L);
+    }
+    for (int v = 0; v < NV; ++v) *reinterpret_cast<V*>(g + v * L) = acc[v];
+}
+
+inline __attribute__((always_inline)) void weighted_row_sum_impl(const double* __restrict C, std::size_t ld,
+                                                                 std::size_t width, std::size_t rows,
+                                                                 const double* __restrict coef,
+                                                                 double* __restrict g) {
+    constexpr std::size_t L = 64 / sizeof(double);
+    static_assert(kPad % L == 0, "rows are padded to whole vectors");
+    std::size_t j = 0;
+    for (; j + 4 * L <= width; j += 4 * L) weighted_columns<4>(C + j, ld, rows, coef, g + j);
+    switch ((width - j) / L) {
+        case 3: weighted_columns<3>(C + j, ld, rows, coef, g + j); break;
+        case 2: weighted_columns<2>(C + j, ld, rows, coef, g + j); break;
+        case 1: weighted_columns<1>(C + j, ld, rows, coef, g + j); break;
+        default: break;
+    }
+}
+
 template <class R>
 inline __attribute__((always_inline)) bool code4_poly_impl(const R* __restrict par,
                                                            const std::int32_t* __restrict par_idx,
