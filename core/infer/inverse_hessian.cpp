@@ -143,10 +143,11 @@ void InverseHessian::apply_all_free(const double* const* in, double* const* out,
     rows_scratch_.resize(lanes::kMaxVectors * rows_);
     for (int v = 0; v < count; ++v) t[v] = rows_scratch_.data() + static_cast<std::size_t>(v) * rows_;
     lanes::matvec(y_.data(), rows_, n, in, t, count);
-    for (int v = 0; v < count; ++v)
+    for (int v = 0; v < count; ++v) {
         for (std::size_t i = 0; i < n; ++i) out[v][i] = dinv_[i] * in[v][i];
-    for (std::size_t b = 0; b < rows_; ++b)
-        for (int v = 0; v < count; ++v) lanes::axpy(-t[v][b], y_.data() + b * n, out[v], n);
+        for (std::size_t b = 0; b < rows_; ++b) t[v][b] = -t[v][b];
+        lanes::axpy_rows(t[v], y_.data(), rows_, n, out[v]);
+    }
 }
 
 }  // namespace hf::infer::detail

@@ -97,6 +97,29 @@ void axpy(double c, const double* v, double* q, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) q[i] += c * v[i];
 }
 
+// Columns [i, i + 4 C) of axpy_rows, in C vectors that stay in registers over the rows.
+template <int C>
+inline __attribute__((always_inline)) void axpy_rows_block(const double* c, const double* M, std::size_t rows,
+                                                           std::size_t n, double* q) {
+    V4 acc[C];
+    for (int v = 0; v < C; ++v) acc[v] = at(q + 4 * v);
+    for (std::size_t r = 0; r < rows; ++r) {
+        const V4 cv = {c[r], c[r], c[r], c[r]};
+        const double* row = M + r * n;
+        for (int v = 0; v < C; ++v) acc[v] += cv * at(row + 4 * v);
+    }
+    for (int v = 0; v < C; ++v) *reinterpret_cast<V4*>(q + 4 * v) = acc[v];
+}
+
+HF_LANES_CLONES
+void axpy_rows(const double* c, const double* M, std::size_t rows, std::size_t n, double* q) {
+    std::size_t i = 0;
+    for (; i + 32 <= n; i += 32) axpy_rows_block<8>(c, M + i, rows, n, q + i);
+    for (; i + 4 <= n; i += 4) axpy_rows_block<1>(c, M + i, rows, n, q + i);
+    for (; i < n; ++i)
+        for (std::size_t r = 0; r < rows; ++r) q[i] += c[r] * M[r * n + i];
+}
+
 HF_LANES_CLONES
 void masked_axpy(double c, const double* v, const char* free, double* q, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) q[i] += free[i] ? c * v[i] : 0.0;

@@ -88,9 +88,11 @@ bool LocalFisher::factorise(const char* free) {
         return false;
     }
     // Rows of V become rows of L^-1 V in place (forward substitution, a row at a time), then scaled by D^-1/2.
+    std::vector<double> minus_l(nb);
     for (std::size_t b = 0; b < nb; ++b) {
         double* row = y_.data() + b * nf;
-        for (std::size_t c = 0; c < b; ++c) lanes::axpy(-l[b * nb + c], y_.data() + c * nf, row, nf);
+        for (std::size_t c = 0; c < b; ++c) minus_l[c] = -l[b * nb + c];
+        lanes::axpy_rows(minus_l.data(), y_.data(), b, nf, row);
         const double inv = 1.0 / l[b * nb + b];
         for (std::size_t i = 0; i < nf; ++i) row[i] *= inv;
     }
@@ -122,9 +124,9 @@ bool LocalFisher::apply(const char* free, double* q) {
         }
     t_.resize(nb);
     for (std::size_t i = 0; i < nf; ++i) q[i] = free[i] ? q[i] : 0.0;
-    for (std::size_t b = 0; b < nb; ++b) t_[b] = lanes::dot(y_.data() + b * nf, q, nf);
+    for (std::size_t b = 0; b < nb; ++b) t_[b] = -lanes::dot(y_.data() + b * nf, q, nf);
     for (std::size_t i = 0; i < nf; ++i) q[i] *= dinv_[i];
-    for (std::size_t b = 0; b < nb; ++b) lanes::axpy(-t_[b], y_.data() + b * nf, q, nf);
+    lanes::axpy_rows(t_.data(), y_.data(), nb, nf, q);
     for (std::size_t i = 0; i < nf; ++i) q[i] = free[i] ? q[i] : 0.0;
     return true;
 }
