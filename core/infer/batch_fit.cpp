@@ -124,16 +124,16 @@ public:
 
 private:
     // The data rows of problems `idx` (in order; all of them when the batch is full), bound once per distinct set:
-    // consecutive steps mostly evaluate the same problems, and binding computes the data-only constants of every
-    // row.
+    // consecutive steps mostly evaluate the same problems. The whole group's data are bound once, and a subset
+    // takes its rows' data-only constants from there (BoundLikelihood::rows) instead of computing them again.
     const BoundLikelihood& bound_rows(const std::vector<int>& idx) {
         if (bound_.bound() && idx == bound_idx_) return bound_;
-        auto& be = *model_.backend();
+        if (!all_.bound()) all_ = model_.bind(data_);
         if (static_cast<std::int64_t>(idx.size()) == data_.dim(0)) {
-            bound_ = model_.bind(data_);
+            bound_ = all_;
         } else {
-            std::vector<std::int64_t> rows(idx.begin(), idx.end());
-            bound_ = model_.bind(be.gather(data_, be.from_host_index(rows), 0));
+            rows_.assign(idx.begin(), idx.end());
+            bound_ = all_.rows(rows_);
         }
         bound_idx_ = idx;
         return bound_;
@@ -143,8 +143,9 @@ private:
     Tensor data_;
     const detail::Problem& p_;
     std::vector<double> pars_;  // [n, P] of the last evaluation, kept for its capacity
-    BoundLikelihood bound_;
+    BoundLikelihood all_, bound_;
     std::vector<int> bound_idx_;
+    std::vector<std::int64_t> rows_;
 };
 
 // Problems fitted in lockstep at a time. Every step walks the state of each running problem (its L-BFGS history of

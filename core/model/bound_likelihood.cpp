@@ -16,6 +16,22 @@ const BoundLikelihood::State& BoundLikelihood::state() const {
 
 const Tensor& BoundLikelihood::data() const { return state().data->data(); }
 
+BoundLikelihood BoundLikelihood::rows(const std::vector<std::int64_t>& rows) const {
+    const State& s = state();
+    const Tensor& data = s.data->data();
+    if (data.ndim() != 2)
+        throw InputError(s.source, "data", "rows of data bound as one row for every point (shape " +
+                                               shape_str(data.shape()) + ")");
+    for (std::int64_t r : rows)
+        if (r < 0 || r >= data.dim(0))
+            throw InputError(s.source, "data", "row " + std::to_string(r) + " of data with " +
+                                                   std::to_string(data.dim(0)) + " rows");
+    Backend& b = *s.backend;
+    auto sub = std::make_shared<State>(s);
+    sub->data = s.likelihood->bind_rows(*s.data, rows, b.gather(data, b.from_host_index(rows), 0));
+    return BoundLikelihood(std::move(sub));
+}
+
 Tensor BoundLikelihood::logpdf(const Tensor& pars, Tensor* grad) const {
     const State& s = state();
     return s.likelihood->logpdf(pars, *s.data, grad);

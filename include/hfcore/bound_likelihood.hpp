@@ -24,6 +24,10 @@ public:
 
     const Tensor& data() const;  // the bound data on the model's backend
 
+    // The likelihood bound to rows `rows` (in that order) of [R, N + A] data, without computing the data-only
+    // constants again. InputError for a row outside [0, R) or data of one row for every point.
+    BoundLikelihood rows(const std::vector<std::int64_t>& rows) const;
+
 private:
     friend class Model;
     struct State;

@@ -181,6 +181,17 @@ public:
         return bound;
     }
 
+    std::shared_ptr<const BoundData> bind_rows(const BoundData& bound_in, const std::vector<i64>& rows,
+                                               const Tensor& data_rows) override {
+        const auto* from = dynamic_cast<const CpuBound*>(&bound_in);
+        if (!from || from->owner != this || from->rows == 1) return bind(data_rows);
+        be_.check_owner(data_rows, "logpdf");
+        auto bound = std::make_shared<CpuBound>(data_rows, this, static_cast<i64>(rows.size()));
+        bound->consts.reserve(rows.size());
+        for (i64 r : rows) bound->consts.push_back(from->consts.at(static_cast<std::size_t>(r)));
+        return bound;
+    }
+
     Tensor logpdf(const Tensor& pars, const BoundData& bound_in, Tensor* grad) override {
         const i64 K = check_pars(pars, "logpdf");
         // Data bound by another likelihood (or by the default bind) are bound again here, for this call.

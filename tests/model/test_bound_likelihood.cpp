@@ -175,6 +175,39 @@ TEST_P(BoundLikelihoodTest, HostEntryWithAlternatingDataFromTwoThreads) {
     EXPECT_EQ(wrong[1], 0);
 }
 
+// Rows of bound per-point data (BoundLikelihood::rows; a batched fit's subset as toys leave it) give what binding
+// those rows afresh gives, bit for bit: the constants taken over belong to the rows asked for, in their order.
+TEST_P(BoundLikelihoodTest, RowsOfBoundDataEqualThoseRowsBoundAfresh) {
+    const Model& m = *model_;
+    const std::int64_t width = m.n_main() + m.n_aux();
+    std::vector<double> all;
+    for (int k = 0; k < kPoints; ++k) {
+        std::vector<double> d = k % 2 ? d2_ : d1_;
+        for (std::int64_t i = 0; i < m.n_main(); ++i) d[static_cast<std::size_t>(i)] += k;  // every row its own
+        all.insert(all.end(), d.begin(), d.end());
+    }
+    const BoundLikelihood bound = m.bind(be().from_host(all, {kPoints, width}));
+    for (const std::vector<std::int64_t>& rows :
+         {std::vector<std::int64_t>{4, 1, 2}, std::vector<std::int64_t>{3}, std::vector<std::int64_t>{0, 1, 2, 3, 4}}) {
+        std::vector<double> picked, pts;
+        for (std::int64_t r : rows) {
+            picked.insert(picked.end(), all.begin() + r * width, all.begin() + (r + 1) * width);
+            pts.insert(pts.end(), flat_.begin() + r * m.n_pars(), flat_.begin() + (r + 1) * m.n_pars());
+        }
+        const auto n = static_cast<std::int64_t>(rows.size());
+        const Tensor p = be().from_host(pts, {n, m.n_pars()});
+        Tensor g_rows, g_fresh;
+        const auto lp_rows = be().to_host_double(bound.rows(rows).logpdf(p, &g_rows));
+        const auto lp_fresh = be().to_host_double(m.bind(be().from_host(picked, {n, width})).logpdf(p, &g_fresh));
+        EXPECT_EQ(lp_rows, lp_fresh) << rows.size() << " rows";
+        EXPECT_EQ(be().to_host_double(g_rows), be().to_host_double(g_fresh));
+        EXPECT_EQ(be().to_host_double(bound.rows(rows).data()), be().to_host_double(be().from_host(picked)));
+    }
+    EXPECT_THROW(bound.rows({kPoints}), InputError);
+    EXPECT_THROW(bound.rows({-1}), InputError);
+    EXPECT_THROW(m.bind(d1_).rows({0}), InputError);  // one data set for every point has no rows to pick
+}
+
 TEST_P(BoundLikelihoodTest, RejectsWrongSizes) {
     const Model& m = *model_;
     EXPECT_THROW(m.bind(std::vector<double>(d1_.size() + 1, 1.0)), InputError);

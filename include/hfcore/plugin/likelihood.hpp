@@ -86,6 +86,15 @@ public:
     // check the data's shape and backend here (ShapeError, BackendMismatch).
     virtual std::shared_ptr<const BoundData> bind(const Tensor& data) { return std::make_shared<BoundData>(data); }
 
+    // Rows `rows` of [R, N + A] data that bind() of this likelihood bound (`bound`); data_rows are those rows of
+    // bound.data(), gathered by the caller. The default binds them anew; a likelihood with data-only constants
+    // takes the rows' constants instead of computing them again (a batched fit rebinds whenever a toy leaves).
+    virtual std::shared_ptr<const BoundData> bind_rows(const BoundData& bound, const std::vector<std::int64_t>& rows,
+                                                       const Tensor& data_rows) {
+        (void)bound, (void)rows;
+        return bind(data_rows);
+    }
+
     // pars: [K, P]; data bound by bind() of this likelihood (an implementation may bind again what another made).
     // Returns logpdf [K]. When grad is non-null, *grad becomes d logpdf / d pars, [K, P].
     virtual Tensor logpdf(const Tensor& pars, const BoundData& data, Tensor* grad) = 0;
