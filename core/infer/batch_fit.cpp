@@ -41,8 +41,8 @@ public:
     const double* y(int k) const { return y_.data() + slot(k) * nf_; }
     double rho(int k) const { return rho_[slot(k)]; }
     void push(const double* sv, const double* yv, std::size_t nf) {
-        const double sy = detail::dot(sv, yv, nf);
-        if (!(sy > 1e-10 * std::sqrt(detail::dot(sv, sv, nf) * detail::dot(yv, yv, nf)))) return;
+        const double sy = lanes::dot(sv, yv, nf);
+        if (!(sy > 1e-10 * std::sqrt(lanes::dot(sv, sv, nf) * lanes::dot(yv, yv, nf)))) return;
         if (s_.empty()) {
             nf_ = nf;
             s_.resize(kMemory * nf);
@@ -382,12 +382,12 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
                 bool applied = initial[c - c0] == kOwn;
                 if (initial[c - c0] == kFixed) applied = h0_applied[j++];
                 second_loop(s.mem, s.free, s.all_free, applied, s.d, s.alpha);
-                s.gd = detail::dot(s.d.data(), s.g.data(), nf);
+                s.gd = lanes::dot(s.d.data(), s.g.data(), nf);
                 if (!(s.gd < 0.0)) {
                     s.mem.clear();
                     first_loop(s.mem, s.g, s.free, s.all_free, s.d, s.alpha);
                     second_loop(s.mem, s.free, s.all_free, false, s.d, s.alpha);
-                    s.gd = detail::dot(s.d.data(), s.g.data(), nf);
+                    s.gd = lanes::dot(s.d.data(), s.g.data(), nf);
                 }
                 s.t = 1.0;
             }
@@ -408,14 +408,11 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
             for (std::size_t j = 0; j < pending.size(); ++j) {
                 const int k = pending[j];
                 State& s = st[k];
-                double decrease = 0.0;
-                for (std::size_t i = 0; i < nf; ++i) decrease += s.g[i] * (s.trial[i] - s.y[i]);
+                for (std::size_t i = 0; i < nf; ++i) sv[i] = s.trial[i] - s.y[i];
+                const double decrease = lanes::dot(s.g.data(), sv.data(), nf);
                 const double fn = f[j];
                 if (std::isfinite(fn) && fn <= s.f + 1e-4 * std::min(decrease, 0.0)) {
-                    for (std::size_t i = 0; i < nf; ++i) {
-                        sv[i] = s.trial[i] - s.y[i];
-                        yv[i] = g[j * nf + i] - s.g[i];
-                    }
+                    for (std::size_t i = 0; i < nf; ++i) yv[i] = g[j * nf + i] - s.g[i];
                     s.mem.push(sv.data(), yv.data(), nf);
                     const double df = s.f - fn;
                     std::swap(s.y, s.trial);

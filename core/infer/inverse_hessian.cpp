@@ -73,7 +73,12 @@ bool InverseHessian::apply(const char* free, double* q) {
     const std::size_t a = active_.size();
     if (a > kMaxActive || a == n) return false;
     r_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) r_[i] = lanes::dot(inv_.data() + i * n, q, n);
+    if (rows_ > 0) {
+        double* out = r_.data();
+        full_product(&q, &out, 1);  // M q, q_A = 0: the Woodbury form's two thin passes
+    } else {
+        for (std::size_t i = 0; i < n; ++i) r_[i] = lanes::dot(inv_.data() + i * n, q, n);
+    }
     if (a > 0) {
         // (H_FF)^-1 = M_FF - M_FA (M_AA)^-1 M_AF for M = H^-1; r = M q with q_A = 0 gives r_A = M_AF q_F.
         maa_.resize(a * a);
@@ -112,7 +117,7 @@ void InverseHessian::apply_many(const std::vector<const char*>& free, const std:
             in[t] = q[group[t]];
             out[t] = many_.data() + static_cast<std::size_t>(t) * n;
         }
-        apply_all_free(in, out, grouped);
+        full_product(in, out, grouped);
         for (int t = 0; t < grouped; ++t) {
             std::copy(out[t], out[t] + n, q[group[t]]);
             applied[group[t]] = 1;
@@ -131,9 +136,9 @@ void InverseHessian::apply_many(const std::vector<const char*>& free, const std:
     if (grouped > 0) flush();
 }
 
-// out[t] = H^-1 in[t] for up to lanes::kMaxVectors problems with every component free, each row of the matrix
-// read once for all of them.
-void InverseHessian::apply_all_free(const double* const* in, double* const* out, int count) {
+// out[t] = H^-1 in[t] over every component, for up to lanes::kMaxVectors vectors, each row of the matrix read
+// once for all of them (the problems with every component free, and apply()'s product before its Schur step).
+void InverseHessian::full_product(const double* const* in, double* const* out, int count) {
     const std::size_t n = n_;
     if (rows_ == 0) {
         lanes::matvec(inv_.data(), n, n, in, out, count);

@@ -40,7 +40,7 @@ public:
 private:
     static InverseHessian from_fisher(const Model& model, const Problem& p, const std::vector<double>& y0);
     static InverseHessian from_differences(const Model& model, const Problem& p, const std::vector<double>& y0);
-    void apply_all_free(const double* const* in, double* const* out, int count);
+    void full_product(const double* const* in, double* const* out, int count);
 
     std::size_t n_ = 0;
     std::vector<double> inv_;  // [n, n] row-major
