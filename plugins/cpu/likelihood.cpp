@@ -87,6 +87,26 @@ template <class R, class Add>
 inline void distribute(const R* tv, const std::int32_t* src, std::int32_t f0, std::int32_t f1, double w, R* pre,
                        Add&& add) {
     const std::int32_t nf = f1 - f0;
+    // One to three factors (most elements: a sample's shared normsys product, a gamma, a normfactor), written
+    // out: the same products as the loops below give (a product with the prefix's or suffix's 1 is exact), without
+    // their scratch traffic.
+    const std::int32_t* s = src + f0;
+    switch (nf) {
+        case 0: return;
+        case 1: add(s[0], w * static_cast<double>(R(1) * R(1))); return;
+        case 2:
+            add(s[1], w * static_cast<double>(tv[s[0]]));
+            add(s[0], w * static_cast<double>(tv[s[1]]));
+            return;
+        case 3: {
+            const R t0 = tv[s[0]], t1 = tv[s[1]], t2 = tv[s[2]];
+            add(s[2], w * static_cast<double>(t0 * t1));
+            add(s[1], w * static_cast<double>(t0 * t2));
+            add(s[0], w * static_cast<double>(t2 * t1));
+            return;
+        }
+        default: break;
+    }
     pre[0] = R(1);
     for (std::int32_t i = 0; i < nf; ++i) pre[i + 1] = pre[i] * tv[src[f0 + i]];
     R suf = R(1);
