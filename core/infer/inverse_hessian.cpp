@@ -40,6 +40,11 @@ InverseHessian InverseHessian::from_fisher(const Model& model, const Problem& p,
         for (std::size_t i = 0; i < nf; ++i) lanes::axpy(-yb[i], yb, ih.inv_.data() + i * nf, nf);
     }
     ih.n_ = nf;
+    if (2 * ih.rows_ >= nf) {  // more bins than half the parameters: the dense product is the cheaper one
+        ih.rows_ = 0;
+        ih.y_.clear();
+        ih.dinv_.clear();
+    }
     return ih;
 }
 

@@ -10,7 +10,8 @@
 // Where the plugin's Jacobian of the expected counts is native, the Hessian is the Fisher information from it
 // (local_fisher.hpp; at Asimov data the two are equal), and the problems with every component free apply its
 // inverse in Woodbury form, D^-1 - Y^T Y: two passes over a bins x parameters matrix instead of one over a
-// parameters x parameters one (50 x 250 against 250 x 250 on the synthetic model).
+// parameters x parameters one (50 x 250 against 250 x 250 on the synthetic model), where the bins are fewer than
+// half the parameters.
 #pragma once
 
 #include <cstddef>

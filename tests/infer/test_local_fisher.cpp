@@ -116,7 +116,8 @@ TEST(LocalFisher, HeldComponentsStayZeroAndTheRestInvertTheirBlock) {
 
 // The batch's fixed curvature on a plugin with a native Jacobian is the same Fisher information: the problems with
 // every component free apply it in Woodbury form, four at a time (apply_many), the others through the dense
-// inverse and a Schur complement over the held components (apply); both must invert the Hessian.
+// inverse and a Schur complement over the held components (apply); both must invert the Hessian. sbottom (6 bins,
+// 64 parameters) takes the Woodbury form; the shapesys case (a parameter per bin) the dense product.
 TEST(InverseHessian, FromTheFisherInformationInvertsTheHessianAtAsimovData) {
     HF_REQUIRE_SHARED();
     for (const char* name : {"sbottom_regionA_1300_205_60", "shapesys_nuisparfilter"}) {
