@@ -21,7 +21,7 @@ void axpy(double c, const double* v, double* q, std::size_t n);
 // same pass over q)
 double axpy_dot(double c, const double* v, double* q, const double* w, std::size_t n);
 // q[i] += c[r] M[r, i] for r = 0 .. rows - 1 in turn (row-major [rows, n] M): axpy row by row, with the same
-// additions in the same order, but q held in registers over all rows instead of loaded and stored at each
+// additions in the same order, but q held in registers over all rows instead of loaded and stored at each row
 void axpy_rows(const double* c, const double* M, std::size_t rows, std::size_t n, double* q);
 // q[i] += c v[i] where free[i] != 0
 void masked_axpy(double c, const double* v, const char* free, double* q, std::size_t n);

@@ -93,7 +93,7 @@ inline void distribute(const R* tv, const std::int32_t* src, std::int32_t f0, st
     const std::int32_t* s = src + f0;
     switch (nf) {
         case 0: return;
-        case 1: add(s[0], w * static_cast<double>(R(1) * R(1))); return;
+        case 1: add(s[0], w); return;  // w times the empty prefix and suffix products
         case 2:
             add(s[1], w * static_cast<double>(tv[s[0]]));
             add(s[0], w * static_cast<double>(tv[s[1]]));
