@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "hfcore/backend.hpp"
 #include "infer/dense.hpp"
@@ -139,6 +140,59 @@ void InverseHessian::apply_many(const std::vector<const char*>& free, const std:
         }
     }
     if (grouped > 0) flush();
+}
+
+void InverseHessian::inverse_forms(const std::vector<const char*>& free, const std::vector<const double*>& v,
+                                   std::vector<double>& out) {
+    const std::size_t count = v.size(), n = n_;
+    out.assign(count, std::numeric_limits<double>::quiet_NaN());
+    if (n == 0) return;
+    std::size_t group[lanes::kMaxVectors];
+    const double* in[lanes::kMaxVectors];
+    double forms[lanes::kMaxVectors];
+    int grouped = 0;
+    const auto flush = [&] {
+        full_forms(in, grouped, forms);
+        for (int t = 0; t < grouped; ++t) out[group[t]] = forms[t];
+        grouped = 0;
+    };
+    for (std::size_t t = 0; t < count; ++t) {
+        const char* fr = free[t];
+        if (std::all_of(fr, fr + n, [](char c) { return c != 0; })) {
+            group[grouped] = t;
+            in[grouped++] = v[t];
+            if (grouped == lanes::kMaxVectors) flush();
+        } else {
+            form_.assign(v[t], v[t] + n);
+            if (apply(fr, form_.data())) out[t] = lanes::masked_dot(v[t], form_.data(), fr, n);
+        }
+    }
+    if (grouped > 0) flush();
+}
+
+// out[t] = v[t]^T H^-1 v[t] over every component, for up to lanes::kMaxVectors vectors.
+void InverseHessian::full_forms(const double* const* v, int count, double* out) {
+    const std::size_t n = n_;
+    if (rows_ == 0) {
+        for (int t = 0; t < count; ++t) {
+            form_.resize(n);
+            double* mv = form_.data();
+            lanes::matvec(inv_.data(), n, n, v + t, &mv, 1);
+            out[t] = lanes::dot(v[t], mv, n);
+        }
+        return;
+    }
+    // D^-1 - Y^T Y: the diagonal's form less |Y v|^2, each row of Y read once for all the vectors
+    double rows[lanes::kMaxVectors] = {}, yv[lanes::kMaxVectors];
+    for (std::size_t b = 0; b < rows_; ++b) {
+        lanes::dots(y_.data() + b * n, v, count, n, yv);
+        for (int t = 0; t < count; ++t) rows[t] += yv[t] * yv[t];
+    }
+    for (int t = 0; t < count; ++t) {
+        double diagonal = 0.0;
+        for (std::size_t i = 0; i < n; ++i) diagonal += dinv_[i] * v[t][i] * v[t][i];
+        out[t] = diagonal - rows[t];
+    }
 }
 
 // out[t] = H^-1 in[t] over every component, for up to lanes::kMaxVectors vectors, each row of the matrix read

@@ -56,12 +56,47 @@ inline __attribute__((always_inline)) double sum16(std::size_t n, Add add, Tail 
     return r;
 }
 
+// C dot products of one vector a with b[0..C), each in sum16's order, a loaded once for all of them.
+template <int C>
+inline __attribute__((always_inline)) void dots_impl(const double* a, const double* const* b, std::size_t n,
+                                                     double* out) {
+    V4 s[C][4] = {};
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int v = 0; v < 4; ++v) {
+            const V4& x = at(a + i + 4 * v);
+            for (int c = 0; c < C; ++c) s[c][v] += x * at(b[c] + i + 4 * v);
+        }
+    for (int v = 0; i + 4 <= n; i += 4, ++v) {
+        const V4& x = at(a + i);
+        for (int c = 0; c < C; ++c) s[c][v] += x * at(b[c] + i);
+    }
+    for (int c = 0; c < C; ++c) {
+        const V4 t = (s[c][0] + s[c][1]) + (s[c][2] + s[c][3]);
+        double r = (t[0] + t[1]) + (t[2] + t[3]);
+        for (std::size_t j = i; j < n; ++j) r += a[j] * b[c][j];
+        out[c] = r;
+    }
+}
+
 }  // namespace
 
 HF_LANES_CLONES
 double dot(const double* a, const double* b, std::size_t n) {
     return sum16(
         n, [&](V4& acc, std::size_t i) { acc += at(a + i) * at(b + i); }, [&](std::size_t i) { return a[i] * b[i]; });
+}
+
+HF_LANES_CLONES
+void dots(const double* a, const double* const* b, int count, std::size_t n, double* out) {
+    static_assert(kMaxVectors == 4, "one case per count");
+    switch (count) {
+        case 1: dots_impl<1>(a, b, n, out); break;
+        case 2: dots_impl<2>(a, b, n, out); break;
+        case 3: dots_impl<3>(a, b, n, out); break;
+        case 4: dots_impl<4>(a, b, n, out); break;
+        default: break;
+    }
 }
 
 HF_LANES_CLONES

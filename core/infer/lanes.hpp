@@ -26,9 +26,13 @@ void axpy_rows(const double* c, const double* M, std::size_t rows, std::size_t n
 // q[i] += c v[i] where free[i] != 0
 void masked_axpy(double c, const double* v, const char* free, double* q, std::size_t n);
 
+constexpr int kMaxVectors = 4;
+
+// out[t] = dot(a, b[t], n) for t < count <= 4, each summed as dot() sums it (the same value), a loaded once
+void dots(const double* a, const double* const* b, int count, std::size_t n, double* out);
+
 // out[t][r] = dot(M + r * cols, q[t], cols) for r < rows, t < count <= 4: the row-major [rows, cols] matrix M
 // times up to four vectors, each row loaded once for all of them.
-constexpr int kMaxVectors = 4;
 void matvec(const double* M, std::size_t rows, std::size_t cols, const double* const* q, double* const* out,
             int count);
 

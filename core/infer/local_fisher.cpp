@@ -114,17 +114,38 @@ bool LocalFisher::woodbury_parts(std::vector<double>& dinv, std::vector<double>&
     return true;
 }
 
+bool LocalFisher::factorised_for(const char* free) {
+    if (nf_ == 0) return false;
+    if (!y_.empty() && std::equal(mask_.begin(), mask_.end(), free)) return true;
+    if (factorise(free)) return true;
+    nf_ = 0;  // empty from now on: the problem goes back to the fixed curvature
+    return false;
+}
+
 bool LocalFisher::apply(const char* free, double* q) {
+    double unused;
+    return apply_with_form(free, q, nullptr, unused);
+}
+
+bool LocalFisher::apply_with_form(const char* free, double* q, const double* v, double& form) {
     const std::size_t nb = nb_, nf = nf_;
-    if (nf == 0) return false;
-    if (y_.empty() || !std::equal(mask_.begin(), mask_.end(), free))
-        if (!factorise(free)) {
-            nf_ = 0;  // empty from now on: the problem goes back to the fixed curvature
-            return false;
-        }
+    if (!factorised_for(free)) return false;
     t_.resize(nb);
     for (std::size_t i = 0; i < nf; ++i) q[i] = free[i] ? q[i] : 0.0;
-    for (std::size_t b = 0; b < nb; ++b) t_[b] = -lanes::dot(y_.data() + b * nf, q, nf);
+    // Y q and Y v in one pass over Y; the columns of Y off the mask are zero (factorise), so v needs no masking.
+    double rows = 0.0;
+    const double* qv[2] = {q, v};
+    double yqv[2];
+    for (std::size_t b = 0; b < nb; ++b) {
+        lanes::dots(y_.data() + b * nf, qv, v ? 2 : 1, nf, yqv);
+        t_[b] = -yqv[0];
+        if (v) rows += yqv[1] * yqv[1];
+    }
+    if (v) {
+        double diagonal = 0.0;
+        for (std::size_t i = 0; i < nf; ++i) diagonal += free[i] ? dinv_[i] * v[i] * v[i] : 0.0;
+        form = diagonal - rows;
+    }
     for (std::size_t i = 0; i < nf; ++i) q[i] *= dinv_[i];
     lanes::axpy_rows(t_.data(), y_.data(), nb, nf, q);
     for (std::size_t i = 0; i < nf; ++i) q[i] = free[i] ? q[i] : 0.0;

@@ -36,12 +36,17 @@ public:
     // q <- (H_FF)^-1 q_F on the components with free[i] != 0 (the rest become 0). False (q unchanged) when the
     // factorisation fails; the curvature is then empty.
     bool apply(const char* free, double* q);
+    // apply(free, q), and form = v_F^T (H_FF)^-1 v_F from the same pass over the factor: what the matrix says
+    // of a step's curvature, by which batch_fit.cpp scales it. v may be null (no form).
+    bool apply_with_form(const char* free, double* q, const double* v, double& form);
     // The parts of H^-1 = D^-1 - Y^T Y with every component free: D^-1 [nf] and Y [rows, nf], rows the main
     // bins. False when the factorisation fails (the curvature is then empty).
     bool woodbury_parts(std::vector<double>& dinv, std::vector<double>& y, std::size_t& rows);
 
 private:
     bool factorise(const char* free);
+    // Factorised for this mask (factorise when it is not): false when that fails, and the curvature is then empty.
+    bool factorised_for(const char* free);
 
     std::size_t nf_ = 0, nb_ = 0;
     std::vector<double> u_;      // [nb, nf]: W^(1/2) J, main bins by free parameters (scaled)

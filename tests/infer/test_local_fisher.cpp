@@ -2,7 +2,8 @@
 // batch's fixed curvature taken from it (inverse_hessian.hpp): at Asimov data generated where it is taken, the
 // Fisher information is the Hessian of the NLL, so its inverse must undo the finite-difference Hessian of the
 // problem (Problem::hessian) on every free component, and on a subset of them when others are held at their
-// bounds.
+// bounds. What each says of a step's curvature (the quadratic form of its inverse, by which the batched fitter
+// scales it) must be that of the inverse it applies.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -142,5 +143,76 @@ TEST(InverseHessian, FromTheFisherInformationInvertsTheHessianAtAsimovData) {
                     name, worst_all, worst_some);
         EXPECT_LT(worst_all, 1e-7) << name;
         EXPECT_LT(worst_some, 1e-7) << name;
+    }
+}
+
+namespace {
+
+// A vector with every component nonzero, of varying sign and size.
+std::vector<double> probe(std::size_t n, double phase) {
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = std::sin(0.9 * static_cast<double>(i) + phase) * (1.0 + 0.1 * (i % 5));
+    return v;
+}
+
+double masked_dot(const std::vector<double>& a, const std::vector<double>& b, const std::vector<char>& free) {
+    double s = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) s += free[i] ? a[i] * b[i] : 0.0;
+    return s;
+}
+
+}  // namespace
+
+TEST(LocalFisher, ItsFormIsThatOfTheInverseItApplies) {
+    HF_REQUIRE_SHARED();
+    AtAsimov a = at_asimov("sbottom_regionA_1300_205_60");
+    auto taken = infer::detail::LocalFisher::at(*a.c.model, a.p, {&a.y});
+    ASSERT_FALSE(taken[0].empty());
+    const std::size_t n = a.p.nfree();
+    std::vector<char> all(n, 1), some(n, 1);
+    for (std::size_t i = 0; i < n; i += 3) some[i] = 0;
+    for (const auto* free : {&all, &some}) {
+        const std::vector<double> v = probe(n, 0.3), q0 = probe(n, 1.1);
+        std::vector<double> applied = v, q = q0, q_alone = q0;
+        ASSERT_TRUE(taken[0].apply(free->data(), applied.data()));
+        double form = 0.0;
+        ASSERT_TRUE(taken[0].apply_with_form(free->data(), q.data(), v.data(), form));
+        ASSERT_TRUE(taken[0].apply(free->data(), q_alone.data()));
+        const double want = masked_dot(v, applied, *free);
+        EXPECT_GT(form, 0.0);
+        EXPECT_NEAR(form, want, 1e-10 * std::fabs(want));
+        for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(q[i], q_alone[i]) << "component " << i;
+    }
+}
+
+// Four problems with every component free (one pass over the Woodbury form, or the dense product for the
+// shapesys case) and one with a quarter held (through apply's Schur complement).
+TEST(InverseHessian, ItsFormsAreThoseOfTheInverseItApplies) {
+    HF_REQUIRE_SHARED();
+    for (const char* name : {"sbottom_regionA_1300_205_60", "shapesys_nuisparfilter"}) {
+        AtAsimov a = at_asimov(name);
+        auto h0 = infer::detail::InverseHessian::at_asimov(*a.c.model, a.p, a.y);
+        ASSERT_FALSE(h0.empty()) << name;
+        const std::size_t n = a.p.nfree();
+        std::vector<char> all(n, 1), some(n, 1);
+        for (std::size_t i = 1; i < n; i += 4) some[i] = 0;
+        std::vector<std::vector<double>> v;
+        std::vector<const char*> free;
+        std::vector<const double*> vp;
+        for (int t = 0; t < 5; ++t) {
+            v.push_back(probe(n, 0.7 * t));
+            free.push_back(t == 2 ? some.data() : all.data());
+        }
+        for (const auto& x : v) vp.push_back(x.data());
+        std::vector<double> forms;
+        h0.inverse_forms(free, vp, forms);
+        ASSERT_EQ(forms.size(), 5u);
+        for (int t = 0; t < 5; ++t) {
+            std::vector<double> applied = v[t];
+            ASSERT_TRUE(h0.apply(free[t], applied.data()));
+            const double want = masked_dot(v[t], applied, t == 2 ? some : all);
+            EXPECT_GT(forms[t], 0.0) << name << ", vector " << t;
+            EXPECT_NEAR(forms[t], want, 1e-10 * std::fabs(want)) << name << ", vector " << t;
+        }
     }
 }
