@@ -191,10 +191,16 @@ bool reached_known(const State& s) {
 // the first one's minimum, it does so even at 0.3, and saves little there.
 constexpr double kOwnCurvatureAt = 0.3;
 
+// Four running maxima: one made every comparison wait for the one before. A maximum is exact, so the order
+// changes nothing (and a NaN is passed over either way).
 double max_abs(const std::vector<double>& v) {
-    double m = 0.0;
-    for (double x : v) m = std::max(m, std::fabs(x));
-    return m;
+    double m[4] = {0.0, 0.0, 0.0, 0.0};
+    const std::size_t n = v.size();
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; ++l) m[l] = std::max(m[l], std::fabs(v[i + l]));
+    for (; i < n; ++i) m[0] = std::max(m[0], std::fabs(v[i]));
+    return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
 }
 
 // The L-BFGS two-loop recursion on the free (not bound-active) components, in three parts so that the
@@ -362,11 +368,13 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
                 continue;
             }
             s.free.resize(nf);
-            s.all_free = true;
+            bool all_free = true;
             for (std::size_t i = 0; i < nf; ++i) {
-                s.free[i] = pg[i] != 0.0 || (s.y[i] > p.lo[i] && s.y[i] < p.hi[i]);
-                s.all_free = s.all_free && s.free[i];
+                const bool free = pg[i] != 0.0 || (s.y[i] > p.lo[i] && s.y[i] < p.hi[i]);
+                s.free[i] = free;
+                all_free = all_free && free;
             }
+            s.all_free = all_free;
             running.push_back(static_cast<int>(k));
             if (own_curvature && !s.own_taken && s.steps > 0 && pg_max < kOwnCurvatureAt) {
                 s.own_taken = true;

@@ -78,11 +78,20 @@ bool LocalFisher::factorise(const char* free) {
     y_.resize(nb * nf);
     for (std::size_t b = 0; b < nb; ++b)
         for (std::size_t i = 0; i < nf; ++i) y_[b * nf + i] = u_[b * nf + i] * root[i];
+    // I + V V^T, row b against four rows c <= b at a time (row b read once for them)
     std::vector<double> l(nb * nb, 0.0);
     for (std::size_t b = 0; b < nb; ++b)
-        for (std::size_t c = 0; c <= b; ++c)
-            l[b * nb + c] = l[c * nb + b] =
-                lanes::dot(y_.data() + b * nf, y_.data() + c * nf, nf) + (b == c ? 1.0 : 0.0);
+        for (std::size_t c0 = 0; c0 <= b; c0 += lanes::kMaxVectors) {
+            const int count = static_cast<int>(std::min<std::size_t>(lanes::kMaxVectors, b + 1 - c0));
+            const double* rows[lanes::kMaxVectors];
+            double dots[lanes::kMaxVectors];
+            for (int t = 0; t < count; ++t) rows[t] = y_.data() + (c0 + t) * nf;
+            lanes::dots(y_.data() + b * nf, rows, count, nf, dots);
+            for (int t = 0; t < count; ++t) {
+                const std::size_t c = c0 + static_cast<std::size_t>(t);
+                l[b * nb + c] = l[c * nb + b] = dots[t] + (b == c ? 1.0 : 0.0);
+            }
+        }
     if (!cholesky(l, nb)) {
         y_.clear();
         return false;
