@@ -3,6 +3,7 @@
 // the group as they converge, so late stragglers cost little. The recursion starts from one inverse Hessian for
 // the whole batch (inverse_hessian.hpp): the toys share their truth, and with it a 70-parameter toy fit takes ~14
 // evaluations instead of ~100. Near its minimum a first descent switches to its own curvature (local_fisher.hpp).
+// Either initial matrix is shrunk where the steps show far more curvature than it holds (initial_scale).
 // The per-problem arithmetic (two-loop recursion, line search bookkeeping) runs on the host; the device evaluates
 // likelihoods and gradients only.
 #include <algorithm>
@@ -230,21 +231,25 @@ void first_loop(const History& h, const std::vector<double>& g, const std::vecto
     }
 }
 
-// The factor gamma = min(1, s.y / y.M y) of the newest pair (s, y) by which the initial matrix M of the
-// recursion (the fixed curvature or the problem's own) is shrunk when the steps show more curvature than M holds:
+// The factor gamma = s.y / y.M y of the newest pair (s, y) by which the initial matrix M of the recursion (the
+// fixed curvature or the problem's own) is shrunk where the steps show more than twice the curvature M holds:
 // Oren and Luenberger's scaling, which the identity gets as gamma = s.y / y.y, for a preconditioned recursion.
 // On the 250-parameter synthetic model y.M y / s.y was 7 to 60 along the steps from the fixed curvature and about
 // 3 from a problem's own (its normsys steepen on one side of zero, its toys' minima lie away from their truth),
-// so the unit step overshot and was cut back in a third of all evaluations; with the factor a toy took 165
-// evaluations instead of 227. It is not allowed to enlarge M: on eRJR, sbottom and the example workspace, whose M
-// fits their steps, that saved nothing and cost sbottom a few evaluations.
+// so the unit step overshot and was cut back in a third of all evaluations; with the factor a toy took 168
+// evaluations instead of 227. Within a factor 2 the unit step still passes the line search's sufficient-decrease
+// test (on a quadratic it does up to a curvature twice the model's), and shrinking M there only shortened the
+// steps: eRJR and sbottom, whose M fits their steps, then took 3-7% more of them. M is never enlarged.
+constexpr double kShrinkBelow = 0.5;
+
 double initial_scale(const History& h, const std::vector<char>& free, bool all_free, double y_m_y) {
     const int m = h.size();
     if (m == 0 || !(y_m_y > 0.0) || !std::isfinite(y_m_y)) return 1.0;
     const std::size_t n = free.size();
     const double sy = all_free ? lanes::dot(h.s(m - 1), h.y(m - 1), n)
                                : lanes::masked_dot(h.s(m - 1), h.y(m - 1), free.data(), n);
-    return sy > 0.0 ? std::min(1.0, sy / y_m_y) : 1.0;
+    const double gamma = sy / y_m_y;
+    return sy > 0.0 && gamma < kShrinkBelow ? gamma : 1.0;
 }
 
 // The rest, after the fixed curvature was applied to q (h0_applied) or not: else the usual multiple of the
@@ -334,8 +339,7 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
     std::vector<const char*> h0_free;
     std::vector<double*> h0_q;
     std::vector<char> h0_applied;
-    std::vector<const char*> form_free;
-    std::vector<const double*> form_v;
+    std::vector<const double*> h0_y;  // the newest y of each, null without history
     std::vector<double> forms;
     double y_m_y[lanes::kMaxVectors];
     std::vector<const std::vector<double>*> ys;
@@ -393,14 +397,12 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
             const std::size_t c1 = std::min(running.size(), c0 + lanes::kMaxVectors);
             h0_free.clear();
             h0_q.clear();
-            form_free.clear();
-            form_v.clear();
+            h0_y.clear();
             for (std::size_t c = c0; c < c1; ++c) {
                 State& s = st[running[c]];
                 first_loop(s.mem, s.g, s.free, s.all_free, s.d, s.alpha);
                 initial[c - c0] = kNone;
-                // y.M y of the newest pair, for initial_scale: with the own curvature's application, or for the
-                // fixed one's problems all together after theirs
+                // y.M y of the newest pair, for initial_scale, with the curvature's application
                 const double* y_new = s.mem.size() > 0 ? s.mem.y(s.mem.size() - 1) : nullptr;
                 y_m_y[c - c0] = std::numeric_limits<double>::quiet_NaN();
                 if (!s.own.empty()) {
@@ -410,20 +412,16 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
                     initial[c - c0] = kFixed;
                     h0_free.push_back(s.free.data());
                     h0_q.push_back(s.d.data());
-                    if (y_new) {
-                        form_free.push_back(s.free.data());
-                        form_v.push_back(y_new);
-                    }
+                    h0_y.push_back(y_new);
                 }
             }
-            h0.apply_many(h0_free, h0_q, h0_applied);
-            h0.inverse_forms(form_free, form_v, forms);
-            for (std::size_t c = c0, j = 0, k = 0; c < c1; ++c) {
+            h0.apply_many(h0_free, h0_q, h0_applied, h0_y, &forms);
+            for (std::size_t c = c0, j = 0; c < c1; ++c) {
                 State& s = st[running[c]];
                 bool applied = initial[c - c0] == kOwn;
                 if (initial[c - c0] == kFixed) {
+                    y_m_y[c - c0] = forms[j];
                     applied = h0_applied[j++];
-                    if (s.mem.size() > 0) y_m_y[c - c0] = forms[k++];
                 }
                 if (applied) {
                     const double gamma = initial_scale(s.mem, s.free, s.all_free, y_m_y[c - c0]);

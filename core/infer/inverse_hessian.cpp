@@ -67,7 +67,7 @@ InverseHessian InverseHessian::from_differences(const Model& model, const Proble
     return ih;
 }
 
-bool InverseHessian::apply(const char* free, double* q) {
+bool InverseHessian::apply(const char* free, double* q, const double* v, double* form) {
     const std::size_t n = n_;
     if (n == 0) return false;
     active_.clear();
@@ -78,39 +78,58 @@ bool InverseHessian::apply(const char* free, double* q) {
     }
     const std::size_t a = active_.size();
     if (a > kMaxActive || a == n) return false;
+    const bool with_form = v != nullptr && form != nullptr;
+    if (with_form) {
+        v_masked_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) v_masked_[i] = free[i] ? v[i] : 0.0;
+    }
+    // r = M q and r2 = M v, q_A = v_A = 0
     r_.resize(n);
+    r2_.resize(n);
     if (rows_ > 0) {
-        double* out = r_.data();
-        full_product(&q, &out, 1);  // M q, q_A = 0: the Woodbury form's two thin passes
+        const double* in[2] = {q, v_masked_.data()};
+        double* out[2] = {r_.data(), r2_.data()};
+        full_product(in, out, with_form ? 2 : 1);  // the Woodbury form's two thin passes
     } else {
         for (std::size_t i = 0; i < n; ++i) r_[i] = lanes::dot(inv_.data() + i * n, q, n);
+        if (with_form)
+            for (std::size_t i = 0; i < n; ++i) r2_[i] = lanes::dot(inv_.data() + i * n, v_masked_.data(), n);
     }
     if (a > 0) {
         // (H_FF)^-1 = M_FF - M_FA (M_AA)^-1 M_AF for M = H^-1; r = M q with q_A = 0 gives r_A = M_AF q_F.
         maa_.resize(a * a);
-        w_.resize(a);
-        for (std::size_t u = 0; u < a; ++u) {
-            w_[u] = r_[active_[u]];
-            for (std::size_t v = 0; v < a; ++v) maa_[u * a + v] = inv_[active_[u] * n + active_[v]];
-        }
+        for (std::size_t u = 0; u < a; ++u)
+            for (std::size_t w = 0; w < a; ++w) maa_[u * a + w] = inv_[active_[u] * n + active_[w]];
         if (!cholesky(maa_, a)) return false;
-        w_ = cholesky_solve(maa_, a, std::move(w_));
-        for (std::size_t i = 0; i < n; ++i) {
-            if (!free[i]) continue;
-            const double* row = inv_.data() + i * n;
-            double c = 0.0;
-            for (std::size_t u = 0; u < a; ++u) c += row[active_[u]] * w_[u];
-            r_[i] -= c;
-        }
+        schur_correct(free, r_);
+        if (with_form) schur_correct(free, r2_);
     }
     for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? r_[i] : 0.0;
+    if (with_form) *form = lanes::masked_dot(v, r2_.data(), free, n);
     return true;
 }
 
+void InverseHessian::schur_correct(const char* free, std::vector<double>& r) {
+    const std::size_t n = n_, a = active_.size();
+    w_.resize(a);
+    for (std::size_t u = 0; u < a; ++u) w_[u] = r[active_[u]];
+    w_ = cholesky_solve(maa_, a, std::move(w_));
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!free[i]) continue;
+        const double* row = inv_.data() + i * n;
+        double c = 0.0;
+        for (std::size_t u = 0; u < a; ++u) c += row[active_[u]] * w_[u];
+        r[i] -= c;
+    }
+}
+
 void InverseHessian::apply_many(const std::vector<const char*>& free, const std::vector<double*>& q,
-                                std::vector<char>& applied) {
+                                std::vector<char>& applied, const std::vector<const double*>& v,
+                                std::vector<double>* forms) {
     const std::size_t count = q.size(), n = n_;
     applied.assign(count, 0);
+    const bool with_forms = forms != nullptr && !v.empty();
+    if (forms) forms->assign(count, std::numeric_limits<double>::quiet_NaN());
     if (n == 0) return;
     // The problems with every component free, in groups of lanes::kMaxVectors; the others one by one.
     std::size_t group[lanes::kMaxVectors];
@@ -128,6 +147,19 @@ void InverseHessian::apply_many(const std::vector<const char*>& free, const std:
             std::copy(out[t], out[t] + n, q[group[t]]);
             applied[group[t]] = 1;
         }
+        if (with_forms) {
+            const double* fv[lanes::kMaxVectors];
+            double f[lanes::kMaxVectors];
+            int with = 0;
+            std::size_t which[lanes::kMaxVectors];
+            for (int t = 0; t < grouped; ++t)
+                if (v[group[t]]) {
+                    which[with] = group[t];
+                    fv[with++] = v[group[t]];
+                }
+            if (with > 0) full_forms(fv, with, f);
+            for (int t = 0; t < with; ++t) (*forms)[which[t]] = f[t];
+        }
         grouped = 0;
     };
     for (std::size_t t = 0; t < count; ++t) {
@@ -135,36 +167,12 @@ void InverseHessian::apply_many(const std::vector<const char*>& free, const std:
         if (std::all_of(fr, fr + n, [](char c) { return c != 0; })) {
             group[grouped++] = t;
             if (grouped == lanes::kMaxVectors) flush();
+        } else if (with_forms && v[t]) {
+            double form = 0.0;
+            applied[t] = apply(fr, q[t], v[t], &form);
+            if (applied[t]) (*forms)[t] = form;
         } else {
             applied[t] = apply(fr, q[t]);
-        }
-    }
-    if (grouped > 0) flush();
-}
-
-void InverseHessian::inverse_forms(const std::vector<const char*>& free, const std::vector<const double*>& v,
-                                   std::vector<double>& out) {
-    const std::size_t count = v.size(), n = n_;
-    out.assign(count, std::numeric_limits<double>::quiet_NaN());
-    if (n == 0) return;
-    std::size_t group[lanes::kMaxVectors];
-    const double* in[lanes::kMaxVectors];
-    double forms[lanes::kMaxVectors];
-    int grouped = 0;
-    const auto flush = [&] {
-        full_forms(in, grouped, forms);
-        for (int t = 0; t < grouped; ++t) out[group[t]] = forms[t];
-        grouped = 0;
-    };
-    for (std::size_t t = 0; t < count; ++t) {
-        const char* fr = free[t];
-        if (std::all_of(fr, fr + n, [](char c) { return c != 0; })) {
-            group[grouped] = t;
-            in[grouped++] = v[t];
-            if (grouped == lanes::kMaxVectors) flush();
-        } else {
-            form_.assign(v[t], v[t] + n);
-            if (apply(fr, form_.data())) out[t] = lanes::masked_dot(v[t], form_.data(), fr, n);
         }
     }
     if (grouped > 0) flush();
@@ -173,13 +181,12 @@ void InverseHessian::inverse_forms(const std::vector<const char*>& free, const s
 // out[t] = v[t]^T H^-1 v[t] over every component, for up to lanes::kMaxVectors vectors.
 void InverseHessian::full_forms(const double* const* v, int count, double* out) {
     const std::size_t n = n_;
-    if (rows_ == 0) {
-        for (int t = 0; t < count; ++t) {
-            form_.resize(n);
-            double* mv = form_.data();
-            lanes::matvec(inv_.data(), n, n, v + t, &mv, 1);
-            out[t] = lanes::dot(v[t], mv, n);
-        }
+    if (rows_ == 0) {  // v.(M v), M read once for all the vectors
+        many_.resize(lanes::kMaxVectors * n);
+        double* mv[lanes::kMaxVectors];
+        for (int t = 0; t < count; ++t) mv[t] = many_.data() + static_cast<std::size_t>(t) * n;
+        lanes::matvec(inv_.data(), n, n, v, mv, count);
+        for (int t = 0; t < count; ++t) out[t] = lanes::dot(v[t], mv[t], n);
         return;
     }
     // D^-1 - Y^T Y: the diagonal's form less |Y v|^2, each row of Y read once for all the vectors

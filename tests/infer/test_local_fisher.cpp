@@ -186,7 +186,7 @@ TEST(LocalFisher, ItsFormIsThatOfTheInverseItApplies) {
 }
 
 // Four problems with every component free (one pass over the Woodbury form, or the dense product for the
-// shapesys case) and one with a quarter held (through apply's Schur complement).
+// shapesys case) and one with a quarter held (through apply's Schur complement), in one apply_many call.
 TEST(InverseHessian, ItsFormsAreThoseOfTheInverseItApplies) {
     HF_REQUIRE_SHARED();
     for (const char* name : {"sbottom_regionA_1300_205_60", "shapesys_nuisparfilter"}) {
@@ -204,13 +204,29 @@ TEST(InverseHessian, ItsFormsAreThoseOfTheInverseItApplies) {
             free.push_back(t == 2 ? some.data() : all.data());
         }
         for (const auto& x : v) vp.push_back(x.data());
+        // the products of apply_many with forms are those without, bit for bit
+        std::vector<std::vector<double>> q(5, probe(n, 2.0)), q_alone = q;
+        std::vector<double*> qp, qp_alone;
+        for (int t = 0; t < 5; ++t) {
+            qp.push_back(q[t].data());
+            qp_alone.push_back(q_alone[t].data());
+        }
+        vp[4] = nullptr;  // no form wanted for the last one
+        std::vector<char> applied, applied_alone;
         std::vector<double> forms;
-        h0.inverse_forms(free, vp, forms);
+        h0.apply_many(free, qp, applied, vp, &forms);
+        h0.apply_many(free, qp_alone, applied_alone);
         ASSERT_EQ(forms.size(), 5u);
         for (int t = 0; t < 5; ++t) {
-            std::vector<double> applied = v[t];
-            ASSERT_TRUE(h0.apply(free[t], applied.data()));
-            const double want = masked_dot(v[t], applied, t == 2 ? some : all);
+            ASSERT_TRUE(applied[t] && applied_alone[t]) << name << ", vector " << t;
+            for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(q[t][i], q_alone[t][i]) << name << ", vector " << t;
+            if (t == 4) {
+                EXPECT_TRUE(std::isnan(forms[t]));
+                continue;
+            }
+            std::vector<double> mv = v[t];
+            ASSERT_TRUE(h0.apply(free[t], mv.data()));
+            const double want = masked_dot(v[t], mv, t == 2 ? some : all);
             EXPECT_GT(forms[t], 0.0) << name << ", vector " << t;
             EXPECT_NEAR(forms[t], want, 1e-10 * std::fabs(want)) << name << ", vector " << t;
         }
