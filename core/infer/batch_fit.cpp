@@ -41,6 +41,7 @@ public:
     const double* s(int k) const { return s_.data() + slot(k) * nf_; }
     const double* y(int k) const { return y_.data() + slot(k) * nf_; }
     double rho(int k) const { return rho_[slot(k)]; }
+    double sy(int k) const { return sy_[slot(k)]; }  // s.y over every component
     void push(const double* sv, const double* yv, std::size_t nf) {
         const double sy = lanes::dot(sv, yv, nf);
         if (!(sy > 1e-10 * std::sqrt(lanes::dot(sv, sv, nf) * lanes::dot(yv, yv, nf)))) return;
@@ -58,13 +59,14 @@ public:
         }
         std::copy(sv, sv + nf, s_.begin() + to * nf);
         std::copy(yv, yv + nf, y_.begin() + to * nf);
+        sy_[to] = sy;
         rho_[to] = 1.0 / sy;
     }
 
 private:
     std::size_t slot(int k) const { return static_cast<std::size_t>((oldest_ + k) % kMemory); }
     std::vector<double> s_, y_;
-    double rho_[kMemory] = {};
+    double rho_[kMemory] = {}, sy_[kMemory] = {};
     int count_ = 0, oldest_ = 0;
     std::size_t nf_ = 0;
 };
@@ -246,8 +248,7 @@ double initial_scale(const History& h, const std::vector<char>& free, bool all_f
     const int m = h.size();
     if (m == 0 || !(y_m_y > 0.0) || !std::isfinite(y_m_y)) return 1.0;
     const std::size_t n = free.size();
-    const double sy = all_free ? lanes::dot(h.s(m - 1), h.y(m - 1), n)
-                               : lanes::masked_dot(h.s(m - 1), h.y(m - 1), free.data(), n);
+    const double sy = all_free ? h.sy(m - 1) : lanes::masked_dot(h.s(m - 1), h.y(m - 1), free.data(), n);
     const double gamma = sy / y_m_y;
     return sy > 0.0 && gamma < kShrinkBelow ? gamma : 1.0;
 }

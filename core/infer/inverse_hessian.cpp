@@ -85,7 +85,7 @@ bool InverseHessian::apply(const char* free, double* q, const double* v, double*
     }
     // r = M q and r2 = M v, q_A = v_A = 0
     r_.resize(n);
-    r2_.resize(n);
+    if (with_form) r2_.resize(n);
     if (rows_ > 0) {
         const double* in[2] = {q, v_masked_.data()};
         double* out[2] = {r_.data(), r2_.data()};
