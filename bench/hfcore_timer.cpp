@@ -7,7 +7,8 @@
 //    "synthetic": [bins, nuisance] (instead of workspace), "backend": "cpu", "precision": "64b"}
 //     -> {"ok": true, "n_pars": P, "n_main": N, "n_aux": A, "seconds": load+compile time}
 //   {"cmd": "time", "id": "erjr", "task": "logpdf"|"logpdf_device"|"batch"|"grad"|"fit"|"hypotest"|
-//    "upper_limit"|"toys"|"ranking"|"profile", "k": 10000 (batch), "min_time": 0.2, "min_reps": 3,
+//    "upper_limit"|"toys"|"ranking"|"profile", "k": 10000 (batch), "gradient": false (batch: with the
+//    points' gradients), "min_time": 0.2, "min_reps": 3,
 //    "max_reps": 1000, "polish": false, "algorithm": "lbfgs", "tolerance": 1e-6 (fit options, optional),
 //    "warmup": false (no untimed first call),
 //    "mu": 1.0 (hypotest, toys), "ntoys": 1000, "seed": 0, "toy_batch": 1000 (toys: ntoys per stream, b and
@@ -179,10 +180,15 @@ json::Value cmd_time(const json::Value& req) {
         const auto k = static_cast<std::int64_t>(get_number(req, "k", 10000));
         auto pts = std::make_shared<std::vector<double>>(hf::bench::parameter_points(m, k));
         auto out = std::make_shared<std::vector<double>>();
-        // Host data bound per call, the k points in one device evaluation and one download.
-        fn = [&m, &data, pts, out, k] {
+        const auto* g = req.find("gradient");
+        const bool with_grad = g && g->is_bool() && g->as_bool();
+        // Host data bound per call, the k points (with their gradients where asked: what a batched fit's step
+        // evaluates) in one device evaluation and one download.
+        fn = [&m, &data, pts, out, k, with_grad] {
             hf::Backend& b = *m.backend();
-            *out = b.to_host_double(m.bind(data).logpdf(b.from_host(*pts, {k, m.n_pars()})));
+            hf::Tensor grad;
+            *out = b.to_host_double(
+                m.bind(data).logpdf(b.from_host(*pts, {k, m.n_pars()}), with_grad ? &grad : nullptr));
         };
         report = [&result, out, k] {
             result.set("k", json::Value(k));
