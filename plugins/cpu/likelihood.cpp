@@ -9,6 +9,7 @@
 // depends on the parameters. Sums accumulate in double with Neumaier compensation, which keeps 32b NLL differences
 // meaningful for fits.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <map>
@@ -141,10 +142,11 @@ struct Scratch {
     }
 };
 
+// One per point of a group evaluated together (CpuFused::eval_points).
 template <class R>
-Scratch<R>& scratch() {
-    static thread_local Scratch<R> s;
-    return s;
+Scratch<R>& scratch(int point) {
+    static thread_local std::array<Scratch<R>, simd::kMaxPoints> s;
+    return s[static_cast<std::size_t>(point)];
 }
 
 [[noreturn]] void bad(const std::string& what) { throw ShapeError("cpu fused likelihood: " + what); }
@@ -240,12 +242,21 @@ public:
             *grad = be_.empty(float_dtype_of(), Shape{K, P_});
             pg = data_of<R>(*grad);
         }
+        // With the dense histosys matrix, points go through it kMaxPoints at a time (rows_dot_points): one point's
+        // result does not depend on the others, nor on how the points are grouped.
+        const int group = dense_c_.empty() ? 1 : simd::kMaxPoints;
         parallel_for(K, [&](i64 k0, i64 k1) {
-            Scratch<R>& s = sized_scratch();
-            for (i64 k = k0; k < k1; ++k) {
-                const R* d = dp + (per_point ? k * width : 0);
-                const double c = consts[per_point ? k : 0];
-                po[k] = eval(pp + k * P_, d, c, pg ? pg + k * P_ : nullptr, s);
+            Scratch<R>* s[simd::kMaxPoints];
+            for (int t = 0; t < group; ++t) s[t] = &sized_scratch(t);
+            for (i64 k = k0; k < k1; k += group) {
+                const int count = static_cast<int>(std::min<i64>(group, k1 - k));
+                Point pts[simd::kMaxPoints] = {};
+                for (int t = 0; t < count; ++t) {
+                    const i64 kt = k + t;
+                    pts[t] = Point{pp + kt * P_, dp + (per_point ? kt * width : 0), consts[per_point ? kt : 0],
+                                   pg ? pg + kt * P_ : nullptr, s[t]};
+                }
+                eval_points(pts, count, po + k);
             }
         });
         return out;
@@ -258,7 +269,7 @@ public:
         Tensor out = be_.empty(float_dtype_of(), Shape{K, N_});
         R* po = data_of<R>(out);
         parallel_for(K, [&](i64 k0, i64 k1) {
-            Scratch<R>& s = sized_scratch();
+            Scratch<R>& s = sized_scratch(0);
             for (i64 k = k0; k < k1; ++k) {
                 rates<false>(pp + k * P_, s);
                 std::copy_n(s.rate.data(), N_, po + k * N_);
@@ -276,7 +287,7 @@ public:
         Tensor out = be_.empty(float_dtype_of(), Shape{K, N_, P_});
         R* po = data_of<R>(out);
         parallel_for(K, [&](i64 k0, i64 k1) {
-            Scratch<R>& s = sized_scratch();
+            Scratch<R>& s = sized_scratch(0);
             JacobianRows rows;
             for (i64 k = k0; k < k1; ++k) jacobian(pp + k * P_, s, rows, po + k * N_ * P_);
         });
@@ -438,9 +449,9 @@ private:
             }
     }
 
-    // This thread's working memory, grown to this model's sizes.
-    Scratch<R>& sized_scratch() const {
-        Scratch<R>& s = scratch<R>();
+    // This thread's working memory for the point-th point of a group, grown to this model's sizes.
+    Scratch<R>& sized_scratch(int point) const {
+        Scratch<R>& s = scratch<R>(point);
         s.fit(P_, t_par_.size() + static_cast<std::size_t>(n_sets()), n_weights_, E_, N_,
               std::max<i64>(max_f_, max_set_));
         return s;
@@ -509,41 +520,76 @@ private:
         }
     }
 
+    // A point of a group evaluated together: its parameters, data row, data-only constant, gradient row (null
+    // for none) and working memory.
+    struct Point {
+        const R* par;
+        const R* data;
+        double constant;
+        R* grad;
+        Scratch<R>* s;
+    };
+
     // Fills s.base (nominal plus histosys deltas), s.rate, and s.prodf for the gradient.
     template <bool with_derivs>
     void rates(const R* par, Scratch<R>& s) const {
-        factors_and_weights<with_derivs>(par, s);
-        R* base = s.base.data();
-        std::copy_n(elem_nom_.data(), E_, base);
-        if (!dense_c_.empty()) {
-            for (const DenseBlock& b : dense_blocks_)
-                simd::rows_dot(dense_c_.data() + b.row0 * n_weights_ + b.col0, n_weights_, b.width, b.rows,
-                               s.w.data() + b.col0, base + b.row0);
-        } else {
-            const R* w = s.w.data();
-            const R* c = d_coef_.data();
-            const i32* slot = d_slot_.data();
-            for (i64 e = 0; e < E_; ++e) {
-                // Four independent sums: a bin of a large model has dozens of histosys terms.
-                R b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-                i32 d = d_off_[e];
-                const i32 d1 = d_off_[e + 1];
-                for (; d + 1 < d1; d += 2) {
-                    const R* wa = w + 2 * slot[d];
-                    const R* wb = w + 2 * slot[d + 1];
-                    b0 += c[2 * d] * wa[0];
-                    b1 += c[2 * d + 1] * wa[1];
-                    b2 += c[2 * d + 2] * wb[0];
-                    b3 += c[2 * d + 3] * wb[1];
-                }
-                if (d < d1) {
-                    const R* wa = w + 2 * slot[d];
-                    b0 += c[2 * d] * wa[0];
-                    b1 += c[2 * d + 1] * wa[1];
-                }
-                base[e] += (b0 + b2) + (b1 + b3);
-            }
+        Point one{par, nullptr, 0.0, nullptr, &s};
+        rates_points<with_derivs>(&one, 1);
+    }
+
+    template <bool with_derivs>
+    void rates_points(const Point* pts, int count) const {
+        for (int t = 0; t < count; ++t) {
+            factors_and_weights<with_derivs>(pts[t].par, *pts[t].s);
+            std::copy_n(elem_nom_.data(), E_, pts[t].s->base.data());
         }
+        if (!dense_c_.empty()) {
+            const R* w[simd::kMaxPoints];
+            R* base[simd::kMaxPoints];
+            for (const DenseBlock& b : dense_blocks_) {
+                for (int t = 0; t < count; ++t)
+                    w[t] = pts[t].s->w.data() + b.col0, base[t] = pts[t].s->base.data() + b.row0;
+                simd::rows_dot_points(dense_c_.data() + b.row0 * n_weights_ + b.col0, n_weights_, b.width, b.rows,
+                                      w, base, count);
+            }
+        } else {
+            for (int t = 0; t < count; ++t) sparse_histosys(*pts[t].s);
+        }
+        for (int t = 0; t < count; ++t) factor_products<with_derivs>(*pts[t].s);
+    }
+
+    // base[e] += the histosys deltas of element e, from the sparse entries.
+    void sparse_histosys(Scratch<R>& s) const {
+        R* base = s.base.data();
+        const R* w = s.w.data();
+        const R* c = d_coef_.data();
+        const i32* slot = d_slot_.data();
+        for (i64 e = 0; e < E_; ++e) {
+            // Four independent sums: a bin of a large model has dozens of histosys terms.
+            R b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+            i32 d = d_off_[e];
+            const i32 d1 = d_off_[e + 1];
+            for (; d + 1 < d1; d += 2) {
+                const R* wa = w + 2 * slot[d];
+                const R* wb = w + 2 * slot[d + 1];
+                b0 += c[2 * d] * wa[0];
+                b1 += c[2 * d + 1] * wa[1];
+                b2 += c[2 * d + 2] * wb[0];
+                b3 += c[2 * d + 3] * wb[1];
+            }
+            if (d < d1) {
+                const R* wa = w + 2 * slot[d];
+                b0 += c[2 * d] * wa[0];
+                b1 += c[2 * d + 1] * wa[1];
+            }
+            base[e] += (b0 + b2) + (b1 + b3);
+        }
+    }
+
+    // s.rate from s.base and the multiplicative factors (s.prodf: each element's product, for the gradient).
+    template <bool with_derivs>
+    void factor_products(Scratch<R>& s) const {
+        const R* base = s.base.data();
         std::fill_n(s.rate.data(), N_, R(0));
         R* tv = s.tv.data();
         for (i64 u = 0, first = P_ + static_cast<i64>(t_par_.size()); u < n_sets(); ++u)
@@ -555,10 +601,20 @@ private:
         }
     }
 
-    R eval(const R* par, const R* data, double constant, R* grad, Scratch<R>& s) const {
-        const bool g = grad != nullptr;
-        if (g) rates<true>(par, s);
-        else rates<false>(par, s);
+    // logpdf (and its gradient where the points ask for one: all of them or none) of count <= kMaxPoints points.
+    void eval_points(const Point* pts, int count, R* out) const {
+        const bool g = pts[0].grad != nullptr;
+        if (g) rates_points<true>(pts, count);
+        else rates_points<false>(pts, count);
+        for (int t = 0; t < count; ++t) out[t] = value(pts[t], g);
+        if (g) gradient_points(pts, count);
+    }
+
+    // logpdf from the point's rates; with g, the per-bin weights of the gradient (s.wbin) too.
+    R value(const Point& pt, bool g) const {
+        const R* par = pt.par;
+        const R* data = pt.data;
+        Scratch<R>& s = *pt.s;
         Neumaier acc;
         // Rates are computed in the backend precision; the per-bin terms take them (and the data) to double:
         // on a CPU that costs nothing and keeps a 32b NLL from losing digits in n log(lam / n) at large n.
@@ -579,12 +635,27 @@ private:
             const double a = aux[q_aux_[i]], p = par[q_par_[i]], tau = q_tau_[i];
             acc.add(a > 0 ? Math<double>::xlogy(a, p) - (p - 1.0) * tau : -p * tau);
         }
-        const double value = acc.value() + constant;
-        if (g) gradient(par, data, s, grad);
-        return static_cast<R>(value);
+        return static_cast<R>(acc.value() + pt.constant);
     }
 
-    void gradient(const R* par, const R* data, Scratch<R>& s, R* grad) const {
+    void gradient_points(const Point* pts, int count) const {
+        for (int t = 0; t < count; ++t) gradient_elements(*pts[t].s);
+        if (!dense_c_.empty()) {
+            const double* wpf[simd::kMaxPoints];
+            double* gslot[simd::kMaxPoints];
+            for (const DenseBlock& b : dense_blocks_) {
+                for (int t = 0; t < count; ++t)
+                    wpf[t] = pts[t].s->wpf.data() + b.row0, gslot[t] = pts[t].s->gslot.data() + b.col0;
+                simd::weighted_row_sum_points(dense_c_.data() + b.row0 * n_weights_ + b.col0, n_weights_, b.width,
+                                              b.rows, wpf, gslot, count);
+            }
+        }
+        for (int t = 0; t < count; ++t) gradient_finish(pts[t]);
+    }
+
+    // The gradient's pass over the elements: d logpdf / d (parameter, normsys term or term product) into s.gacc
+    // and s.gterm, each element's weight wb * prodf into s.wpf, and the sparse histosys entries into s.gslot.
+    void gradient_elements(Scratch<R>& s) const {
         const std::size_t T = t_par_.size();
         double* gacc = s.gacc.data();
         double* gterm = s.gterm.data();  // d logpdf / d (normsys term value)
@@ -615,12 +686,17 @@ private:
                     gs[1] += wpf * static_cast<double>(c[2 * d + 1]);
                 }
         }
-        if (!dense_c_.empty())
-            for (const DenseBlock& b : dense_blocks_)
-                simd::weighted_row_sum(dense_c_.data() + b.row0 * n_weights_ + b.col0, n_weights_, b.width, b.rows,
-                                       s.wpf.data() + b.row0, gslot + b.col0);
-        to_parameters(s, gterm, gslot, gacc);
-        const R* aux = data + N_;
+    }
+
+    // The rest of the gradient, after the dense histosys entries reached s.gslot: the chain rule to the
+    // parameters, the constraints, and the point's gradient row.
+    void gradient_finish(const Point& pt) const {
+        Scratch<R>& s = *pt.s;
+        const R* par = pt.par;
+        R* grad = pt.grad;
+        double* gacc = s.gacc.data();
+        to_parameters(s, s.gterm.data(), s.gslot.data(), gacc);
+        const R* aux = pt.data + N_;
         for (std::size_t i = 0; i < g_par_.size(); ++i)
             gacc[g_par_[i]] += (static_cast<double>(aux[g_aux_[i]]) - par[g_par_[i]]) * g_inv_var_[i];
         for (std::size_t i = 0; i < q_par_.size(); ++i) {
@@ -630,9 +706,9 @@ private:
         for (i64 p = 0; p < P_; ++p) grad[p] = static_cast<R>(gacc[p]);
     }
 
-    // The chain rule's last links, shared by gradient() and jacobian(): derivatives by the shared term products
-    // (dterm[T + set]) reach their terms, by the normsys terms (dterm[0, T)) and by the histosys weights (dweight)
-    // reach the parameters (dpar, added to).
+    // The chain rule's last links, shared by gradient_finish() and jacobian(): derivatives by the shared term
+    // products (dterm[T + set]) reach their terms, by the normsys terms (dterm[0, T)) and by the histosys weights
+    // (dweight) reach the parameters (dpar, added to).
     void to_parameters(Scratch<R>& s, double* dterm, const double* dweight, double* dpar) const {
         const std::size_t T = t_par_.size();
         const R* tv = s.tv.data();

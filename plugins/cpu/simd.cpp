@@ -1,139 +1,231 @@
 #include "simd.hpp"
 
+#include <cstdlib>
+#include <cstring>
+
 #include "math.hpp"
 
-// GCC and Clang on x86-64 build each entry point three times and pick one through an ifunc at load time.
-// Not under ThreadSanitizer: the ifunc resolvers run while the plugin is being relocated, before the
-// instrumentation they contain can be called (the plugin crashes in dlopen).
-#if defined(__SANITIZE_THREAD__)
-#define HF_CPU_NO_CLONES_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define HF_CPU_NO_CLONES_UNDER_TSAN 1
-#endif
-#endif
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(HF_CPU_NO_CLONES_UNDER_TSAN)
-#define HF_CPU_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#define HF_CPU_HAVE_CLONES 1
+// On x86-64 with GCC or Clang, each entry point is compiled for three levels (AVX-512, AVX2 + FMA, baseline)
+// and one of them is chosen once, from the CPU, when it is first called. A plain call through a switch, not
+// target_clones: each level gets its own vector width in the source (Pack below), and no ifunc resolver runs
+// while the plugin is being relocated (under ThreadSanitizer one crashed dlopen).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HF_CPU_LEVELS 1
+#define HF_CPU_TARGET_V4 __attribute__((target("arch=x86-64-v4")))
+#define HF_CPU_TARGET_V3 __attribute__((target("arch=x86-64-v3")))
 #else
-#define HF_CPU_VECTOR_CLONES
-#define HF_CPU_HAVE_CLONES 0
+#define HF_CPU_LEVELS 0
+#define HF_CPU_TARGET_V4
+#define HF_CPU_TARGET_V3
 #endif
 
 namespace hf::cpu::simd {
 
 namespace {
 
-// 64-byte vectors of GCC's vector extension: one zmm register on AVX-512, two ymm on AVX2, four xmm on the
-// baseline; aligned only to the element, as rows of C start anywhere.
-template <class R>
-struct Vec;
-template <>
-struct Vec<double> {
-    typedef double type __attribute__((vector_size(64), aligned(8)));
-};
-template <>
-struct Vec<float> {
-    typedef float type __attribute__((vector_size(64), aligned(4)));
+enum class Level { baseline, avx2, avx512 };
+
+// The CPU's level, or a lower one named by HFCORE_CPU_SIMD (avx2, baseline): to measure on one machine what
+// machines without AVX-512 or AVX2 get.
+Level level() {
+#if HF_CPU_LEVELS
+    static const Level l = [] {
+        __builtin_cpu_init();
+        Level cpu = Level::baseline;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+            cpu = Level::avx512;
+        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+            cpu = Level::avx2;
+        const char* cap = std::getenv("HFCORE_CPU_SIMD");
+        if (cap && std::strcmp(cap, "baseline") == 0) return Level::baseline;
+        if (cap && std::strcmp(cap, "avx2") == 0 && cpu == Level::avx512) return Level::avx2;
+        return cpu;
+    }();
+    return l;
+#else
+    return Level::baseline;
+#endif
+}
+
+// 64 bytes of R as 64 / NB vectors of the level's native width NB (64 on AVX-512, 32 on AVX2, 16 below), each
+// a vector of GCC's vector extension aligned only to the element, as rows of C start anywhere. Every level
+// computes the same lanes in the same order, so the results do not depend on the machine's vector width; only
+// their speed does: GCC lowered a single 64-byte vector on AVX2 through the stack, 4-5x slower.
+template <class R, int NB>
+struct Pack {
+    typedef R Native __attribute__((vector_size(NB), aligned(sizeof(R))));
+    static constexpr int kParts = 64 / NB;
+    static constexpr int kLanes = NB / static_cast<int>(sizeof(R));
+    Native h[kParts];
 };
 
-// Vectors go by reference: by value they would change the calling convention between the clones (-Wpsabi).
-template <class R>
-inline __attribute__((always_inline)) R hsum(const typename Vec<R>::type& v) {
-    constexpr int L = 64 / sizeof(R);
+template <class R, int NB>
+inline __attribute__((always_inline)) const Pack<R, NB>& at(const R* p) {
+    return *reinterpret_cast<const Pack<R, NB>*>(p);
+}
+
+template <class R, int NB>
+inline __attribute__((always_inline)) void zero(Pack<R, NB>& a) {
+    for (int q = 0; q < Pack<R, NB>::kParts; ++q) a.h[q] = typename Pack<R, NB>::Native{};
+}
+
+// acc += x * y, lane by lane (a fused multiply-add where the level has one)
+template <class R, int NB>
+inline __attribute__((always_inline)) void mul_add(Pack<R, NB>& acc, const Pack<R, NB>& x, const Pack<R, NB>& y) {
+    for (int q = 0; q < Pack<R, NB>::kParts; ++q) acc.h[q] += x.h[q] * y.h[q];
+}
+
+// acc += a * x
+template <class R, int NB>
+inline __attribute__((always_inline)) void scaled_add(Pack<R, NB>& acc, R a, const Pack<R, NB>& x) {
+    for (int q = 0; q < Pack<R, NB>::kParts; ++q) acc.h[q] += a * x.h[q];
+}
+
+// The lanes' sum in lane order.
+template <class R, int NB>
+inline __attribute__((always_inline)) R hsum(const Pack<R, NB>& v) {
     R s = 0;
-    for (int i = 0; i < L; ++i) s += v[i];
+    for (int q = 0; q < Pack<R, NB>::kParts; ++q)
+        for (int i = 0; i < Pack<R, NB>::kLanes; ++i) s += v.h[q][i];
     return s;
 }
 
-// Four rows at a time: four independent multiply-add chains that share the loads of w.
-template <class R>
-inline __attribute__((always_inline)) void rows_dot_impl(const R* __restrict C, std::size_t ld, std::size_t width,
-                                                         std::size_t rows,
-                                                         const R* __restrict w, R* __restrict out) {
-    using V = typename Vec<R>::type;
+// out[t][r] += C[r] . w[t] for T points, each row of C read once for all of them; per point, the products and
+// additions of a single point's in the same order (each row's sum across the lanes, then hsum), so a point's
+// result does not depend on the others. Several rows at a time where the registers hold their sums (one point:
+// four rows; several on AVX-512: two, 2T + 2 of its 32 vector registers): more independent addition chains.
+template <int NB, int T, class R>
+inline __attribute__((always_inline)) void rows_dot_points_impl(const R* __restrict C, std::size_t ld,
+                                                                std::size_t width, std::size_t rows,
+                                                                const R* const* w, R* const* out) {
+    using P = Pack<R, NB>;
     constexpr std::size_t L = 64 / sizeof(R);
     static_assert(kPad % L == 0, "rows are padded to whole vectors");
-    const auto at = [](const R* p) -> const V& { return *reinterpret_cast<const V*>(p); };
+    constexpr int kRows = T == 1 ? 4 : NB == 64 ? 2 : 1;
+    const R* wt[T];
+    for (int t = 0; t < T; ++t) wt[t] = w[t];
     std::size_t r = 0;
-    for (; r + 4 <= rows; r += 4) {
-        const R* c0 = C + r * ld;
-        V a0 = {}, a1 = {}, a2 = {}, a3 = {};
-        for (std::size_t j = 0; j < width; j += L) {
-            const V& x = at(w + j);
-            a0 += at(c0 + j) * x;
-            a1 += at(c0 + ld + j) * x;
-            a2 += at(c0 + 2 * ld + j) * x;
-            a3 += at(c0 + 3 * ld + j) * x;
-        }
-        out[r] += hsum<R>(a0);
-        out[r + 1] += hsum<R>(a1);
-        out[r + 2] += hsum<R>(a2);
-        out[r + 3] += hsum<R>(a3);
+    for (; r + kRows <= rows; r += kRows) {
+        P acc[kRows][T];
+        for (int i = 0; i < kRows; ++i)
+            for (int t = 0; t < T; ++t) zero(acc[i][t]);
+        for (std::size_t j = 0; j < width; j += L)
+            for (int i = 0; i < kRows; ++i) {
+                const P& x = at<R, NB>(C + (r + i) * ld + j);
+                for (int t = 0; t < T; ++t) mul_add(acc[i][t], x, at<R, NB>(wt[t] + j));
+            }
+        for (int i = 0; i < kRows; ++i)
+            for (int t = 0; t < T; ++t) out[t][r + i] += hsum(acc[i][t]);
     }
     for (; r < rows; ++r) {
-        const R* c = C + r * ld;
-        V acc = {};
-        for (std::size_t j = 0; j < width; j += L) acc += at(c + j) * at(w + j);
-        out[r] += hsum<R>(acc);
+        P acc[T];
+        for (int t = 0; t < T; ++t) zero(acc[t]);
+        for (std::size_t j = 0; j < width; j += L) {
+            const P& x = at<R, NB>(C + r * ld + j);
+            for (int t = 0; t < T; ++t) mul_add(acc[t], x, at<R, NB>(wt[t] + j));
+        }
+        for (int t = 0; t < T; ++t) out[t][r] += hsum(acc[t]);
     }
 }
 
-template <class R>
-inline __attribute__((always_inline)) void weighted_row_sum_impl(const R* __restrict C, std::size_t ld,
-                                                                 std::size_t width, std::size_t rows,
-                                                                 const double* __restrict coef,
-                                                                 double* __restrict g) {
-    for (std::size_t r = 0; r < rows; ++r) {
-        const double a = coef[r];
-        if (a == 0.0) continue;
-        const R* c = C + r * ld;
-        for (std::size_t j = 0; j < width; ++j) g[j] += a * static_cast<double>(c[j]);
+template <int NB, class R>
+inline __attribute__((always_inline)) void rows_dot_points_n(const R* C, std::size_t ld, std::size_t width,
+                                                             std::size_t rows, const R* const* w, R* const* out,
+                                                             int count) {
+    switch (count) {
+        case 4: rows_dot_points_impl<NB, 4>(C, ld, width, rows, w, out); return;
+        case 3: rows_dot_points_impl<NB, 3>(C, ld, width, rows, w, out); return;
+        case 2: rows_dot_points_impl<NB, 2>(C, ld, width, rows, w, out); return;
+        case 1: rows_dot_points_impl<NB, 1>(C, ld, width, rows, w, out); return;
+        default: return;
     }
 }
 
-// The same sums for double C, NV vectors of columns at a time held in registers over all the rows: the loop
-// above loads and stores g at every row, and each column's chain of additions then waits on a store. The order
-// of the additions per column is the same, so the result is too.
-template <int NV>
+// g[t][j..j+L) += sum_r coef[t][r] * C[r, j..j+L) for T points, each point's sums in registers over all the
+// rows (a loop that loaded and stored g at every row made each column's additions wait on a store), each row of
+// C read once for the points. Per point and column the additions over the rows in order, zero weights skipped.
+template <int NB, int T, int NV>
 inline __attribute__((always_inline)) void weighted_columns(const double* __restrict C, std::size_t ld,
-                                                            std::size_t rows, const double* __restrict coef,
-                                                            double* __restrict g) {
-    using V = Vec<double>::type;
+                                                            std::size_t rows, const double* const* coef,
+                                                            double* const* g, std::size_t j) {
+    using P = Pack<double, NB>;
     constexpr std::size_t L = 64 / sizeof(double);
-    const auto at = [](const double* p) -> const V& { return *reinterpret_cast<const V*>(p); };
-    V acc[NV];
-    for (int v = 0; v < NV; ++v) acc[v] = at(g + v * L);
-    for (std::size_t r = 0; r < rows; ++r) {
-        const double a = coef[r];
-        if (a == 0.0) continue;
-        const double* c = C + r * ld;
-        for (int v = 0; v < NV; ++v) acc[v] += a * at(c + v * L);
+    P acc[T][NV];
+    const double* ct[T];
+    for (int t = 0; t < T; ++t) {
+        ct[t] = coef[t];
+        for (int v = 0; v < NV; ++v) acc[t][v] = at<double, NB>(g[t] + j + v * L);
     }
-    for (int v = 0; v < NV; ++v) *reinterpret_cast<V*>(g + v * L) = acc[v];
+    for (std::size_t r = 0; r < rows; ++r) {
+        const double* c = C + r * ld + j;
+        for (int t = 0; t < T; ++t) {
+            const double a = ct[t][r];
+            if (a == 0.0) continue;
+            for (int v = 0; v < NV; ++v) scaled_add(acc[t][v], a, at<double, NB>(c + v * L));
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        for (int v = 0; v < NV; ++v) *reinterpret_cast<P*>(g[t] + j + v * L) = acc[t][v];
 }
 
-inline __attribute__((always_inline)) void weighted_row_sum_impl(const double* __restrict C, std::size_t ld,
-                                                                 std::size_t width, std::size_t rows,
-                                                                 const double* __restrict coef,
-                                                                 double* __restrict g) {
+// One point: four vectors of columns at a time (four addition chains); several points: one vector of columns,
+// its rows read once for them.
+template <int NB, int T>
+inline __attribute__((always_inline)) void weighted_row_sum_points_impl(const double* C, std::size_t ld,
+                                                                        std::size_t width, std::size_t rows,
+                                                                        const double* const* coef,
+                                                                        double* const* g) {
     constexpr std::size_t L = 64 / sizeof(double);
     static_assert(kPad % L == 0, "rows are padded to whole vectors");
     std::size_t j = 0;
-    for (; j + 4 * L <= width; j += 4 * L) weighted_columns<4>(C + j, ld, rows, coef, g + j);
-    switch ((width - j) / L) {
-        case 3: weighted_columns<3>(C + j, ld, rows, coef, g + j); break;
-        case 2: weighted_columns<2>(C + j, ld, rows, coef, g + j); break;
-        case 1: weighted_columns<1>(C + j, ld, rows, coef, g + j); break;
-        default: break;
+    if constexpr (T == 1) {
+        for (; j + 4 * L <= width; j += 4 * L) weighted_columns<NB, 1, 4>(C, ld, rows, coef, g, j);
+        switch ((width - j) / L) {
+            case 3: weighted_columns<NB, 1, 3>(C, ld, rows, coef, g, j); break;
+            case 2: weighted_columns<NB, 1, 2>(C, ld, rows, coef, g, j); break;
+            case 1: weighted_columns<NB, 1, 1>(C, ld, rows, coef, g, j); break;
+            default: break;
+        }
+    } else {
+        for (; j < width; j += L) weighted_columns<NB, T, 1>(C, ld, rows, coef, g, j);
     }
 }
 
-template <class R>
-inline __attribute__((always_inline)) bool code4_poly_impl(const R* __restrict par,
-                                                           const std::int32_t* __restrict par_idx,
-                                                           const R* __restrict coef, std::size_t n, R* __restrict f,
-                                                           R* __restrict df) {
+template <int NB>
+inline __attribute__((always_inline)) void weighted_row_sum_points_n(const double* C, std::size_t ld,
+                                                                     std::size_t width, std::size_t rows,
+                                                                     const double* const* coef, double* const* g,
+                                                                     int count) {
+    switch (count) {
+        case 4: weighted_row_sum_points_impl<NB, 4>(C, ld, width, rows, coef, g); return;
+        case 3: weighted_row_sum_points_impl<NB, 3>(C, ld, width, rows, coef, g); return;
+        case 2: weighted_row_sum_points_impl<NB, 2>(C, ld, width, rows, coef, g); return;
+        case 1: weighted_row_sum_points_impl<NB, 1>(C, ld, width, rows, coef, g); return;
+        default: return;
+    }
+}
+
+// Float C: row by row per point, the loop left to the compiler's vectoriser.
+template <int NB>
+inline __attribute__((always_inline)) void weighted_row_sum_points_n(const float* C, std::size_t ld,
+                                                                     std::size_t width, std::size_t rows,
+                                                                     const double* const* coef, double* const* g,
+                                                                     int count) {
+    for (int t = 0; t < count; ++t)
+        for (std::size_t r = 0; r < rows; ++r) {
+            const double a = coef[t][r];
+            if (a == 0.0) continue;
+            const float* c = C + r * ld;
+            double* gt = g[t];
+            for (std::size_t j = 0; j < width; ++j) gt[j] += a * static_cast<double>(c[j]);
+        }
+}
+
+template <int NB, class R>
+inline __attribute__((always_inline)) bool code4_poly_n(const R* __restrict par, const std::int32_t* __restrict par_idx,
+                                                        const R* __restrict coef, std::size_t n, R* __restrict f,
+                                                        R* __restrict df) {
     int outside = 0;
     for (std::size_t u = 0; u < n; ++u) {
         const R a = par[par_idx[u]];
@@ -148,48 +240,54 @@ inline __attribute__((always_inline)) bool code4_poly_impl(const R* __restrict p
 
 }  // namespace
 
+// An entry point: its body (IMPL<native width>(ARGS)) compiled once per level, and the call to the CPU's.
+#define HF_CPU_ENTRY(RET, NAME, PARAMS, ARGS, IMPL)                  \
+    namespace {                                                      \
+    HF_CPU_TARGET_V4 RET NAME##_avx512 PARAMS { return IMPL<64> ARGS; } \
+    HF_CPU_TARGET_V3 RET NAME##_avx2 PARAMS { return IMPL<32> ARGS; }   \
+    RET NAME##_baseline PARAMS { return IMPL<16> ARGS; }             \
+    }                                                                \
+    RET NAME PARAMS {                                                \
+        switch (level()) {                                           \
+            case Level::avx512: return NAME##_avx512 ARGS;           \
+            case Level::avx2: return NAME##_avx2 ARGS;               \
+            default: return NAME##_baseline ARGS;                    \
+        }                                                            \
+    }
+
+HF_CPU_ENTRY(void, rows_dot_points,
+             (const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* const* w,
+              double* const* out, int count),
+             (C, ld, width, rows, w, out, count), rows_dot_points_n)
+HF_CPU_ENTRY(void, rows_dot_points,
+             (const float* C, std::size_t ld, std::size_t width, std::size_t rows, const float* const* w,
+              float* const* out, int count),
+             (C, ld, width, rows, w, out, count), rows_dot_points_n)
+HF_CPU_ENTRY(void, weighted_row_sum_points,
+             (const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* const* coef,
+              double* const* g, int count),
+             (C, ld, width, rows, coef, g, count), weighted_row_sum_points_n)
+HF_CPU_ENTRY(void, weighted_row_sum_points,
+             (const float* C, std::size_t ld, std::size_t width, std::size_t rows, const double* const* coef,
+              double* const* g, int count),
+             (C, ld, width, rows, coef, g, count), weighted_row_sum_points_n)
+HF_CPU_ENTRY(bool, code4_poly,
+             (const double* par, const std::int32_t* par_idx, const double* coef, std::size_t n, double* f,
+              double* df),
+             (par, par_idx, coef, n, f, df), code4_poly_n)
+HF_CPU_ENTRY(bool, code4_poly,
+             (const float* par, const std::int32_t* par_idx, const float* coef, std::size_t n, float* f, float* df),
+             (par, par_idx, coef, n, f, df), code4_poly_n)
+
 bool worthwhile(std::size_t dense, std::size_t nonzeros) {
-#if HF_CPU_HAVE_CLONES
     // A sparse entry costs about two cycles (index and gather loads); a dense one an eighth (AVX-512) or a
     // quarter (AVX2) of a cycle. Baseline SSE2 gains nothing.
-    __builtin_cpu_init();
     if (dense > (std::size_t{1} << 22)) return false;
-    if (__builtin_cpu_supports("avx512f")) return dense <= 12 * nonzeros;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return dense <= 6 * nonzeros;
-    return false;
-#else
-    (void)dense, (void)nonzeros;
-    return false;
-#endif
-}
-
-HF_CPU_VECTOR_CLONES
-void rows_dot(const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* w, double* out) {
-    rows_dot_impl(C, ld, width, rows, w, out);
-}
-HF_CPU_VECTOR_CLONES
-void rows_dot(const float* C, std::size_t ld, std::size_t width, std::size_t rows, const float* w, float* out) {
-    rows_dot_impl(C, ld, width, rows, w, out);
-}
-HF_CPU_VECTOR_CLONES
-void weighted_row_sum(const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* coef,
-                      double* g) {
-    weighted_row_sum_impl(C, ld, width, rows, coef, g);
-}
-HF_CPU_VECTOR_CLONES
-void weighted_row_sum(const float* C, std::size_t ld, std::size_t width, std::size_t rows, const double* coef,
-                      double* g) {
-    weighted_row_sum_impl(C, ld, width, rows, coef, g);
-}
-
-HF_CPU_VECTOR_CLONES
-bool code4_poly(const double* par, const std::int32_t* par_idx, const double* coef, std::size_t n, double* f,
-                double* df) {
-    return code4_poly_impl(par, par_idx, coef, n, f, df);
-}
-HF_CPU_VECTOR_CLONES
-bool code4_poly(const float* par, const std::int32_t* par_idx, const float* coef, std::size_t n, float* f, float* df) {
-    return code4_poly_impl(par, par_idx, coef, n, f, df);
+    switch (level()) {
+        case Level::avx512: return dense <= 12 * nonzeros;
+        case Level::avx2: return dense <= 6 * nonzeros;
+        default: return false;
+    }
 }
 
 }  // namespace hf::cpu::simd

@@ -1,5 +1,5 @@
 // The vectorisable loops of the cpu fused likelihood, compiled for several x86-64 levels (AVX-512, AVX2+FMA,
-// baseline) and chosen at load time, so that a portable build still uses the machine's vector width.
+// baseline) and chosen at the first call, so that a portable build still uses the machine's vector width.
 //
 // The histosys part of a model whose bins carry most of its histosys parameters (the ATLAS sbottom models:
 // 28 of 52 per bin) is a dense matrix C [rows x ld] times the per-point weight vector; on wide vectors that
@@ -21,17 +21,22 @@ inline std::size_t padded(std::size_t n) { return (n + kPad - 1) / kPad * kPad; 
 bool worthwhile(std::size_t dense, std::size_t nonzeros);
 
 // The products below take a block of a row-major matrix: `rows` rows of stride `ld`, columns [0, width) of
-// the block (width a multiple of kPad; C and w point at the block's first column).
+// the block (width a multiple of kPad; C and w point at the block's first column), for count <= kMaxPoints
+// points at once, each row of C read once for all of them. A point's result is the same whatever the other
+// points, their count, and the machine's vector width.
+constexpr int kMaxPoints = 4;
 
-// out[r] += C[r, 0:width] . w[0:width]
-void rows_dot(const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* w, double* out);
-void rows_dot(const float* C, std::size_t ld, std::size_t width, std::size_t rows, const float* w, float* out);
+// out[t][r] += C[r, 0:width] . w[t][0:width]   (t < count)
+void rows_dot_points(const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* const* w,
+                     double* const* out, int count);
+void rows_dot_points(const float* C, std::size_t ld, std::size_t width, std::size_t rows, const float* const* w,
+                     float* const* out, int count);
 
-// g[j] += sum_r coef[r] * C[r, j]   (j < width)
-void weighted_row_sum(const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* coef,
-                      double* g);
-void weighted_row_sum(const float* C, std::size_t ld, std::size_t width, std::size_t rows, const double* coef,
-                      double* g);
+// g[t][j] += sum_r coef[t][r] * C[r, j]   (j < width, t < count)
+void weighted_row_sum_points(const double* C, std::size_t ld, std::size_t width, std::size_t rows,
+                             const double* const* coef, double* const* g, int count);
+void weighted_row_sum_points(const float* C, std::size_t ld, std::size_t width, std::size_t rows,
+                             const double* const* coef, double* const* g, int count);
 
 // normsys code4 polynomials (hf_factor_code4_poly) of n terms: alpha = par[par_idx[u]], coefficients
 // coef[i * n + u] (i < 6); f[u] and df[u] receive the value and derivative. Terms outside |alpha| < 1 get the
