@@ -452,7 +452,8 @@ def workloads(args):
 def markdown(doc):
     m = doc["meta"]
     out = [f"Run of {m['date']} (commit {m['commit']}), {m['cpu']}, {m['ncpu']} CPUs, load average {m['load_start']} "
-           f"before and {m['load_end']} after; {m['threads']} threads per tool; hfcore cpu backend at 64b, pyhf "
+           f"before and {m['load_end']} after; {m['threads']} threads per tool; hfcore cpu backend at 64b"
+           f"{m.get('cpu_simd') or ''}, pyhf "
            f"{m['pyhf']} (numpy {m['numpy']}, scipy {m['scipy']}), NextStat {m['nextstat']}; {m['total_s']:.0f} s in "
            f"all.", "",
            "Medians of wall-clock time per call (in parentheses: the ratio of process CPU time, all threads). "
@@ -560,6 +561,9 @@ def main():
         "cpu": cpu_model(),
         "ncpu": os.cpu_count(),
         "threads": args.threads,
+        # HFCORE_CPU_SIMD caps the cpu plugin's vector kernels (avx2, baseline): what machines without AVX-512 get
+        "cpu_simd": (f" (vector kernels capped at {os.environ['HFCORE_CPU_SIMD']} by HFCORE_CPU_SIMD)"
+                     if os.environ.get("HFCORE_CPU_SIMD") else ""),
         "load_start": " ".join(f"{x:.2f}" for x in load_start),
         "load_end": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "pyhf": pyhf.__version__,
