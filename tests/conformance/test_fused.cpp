@@ -154,11 +154,12 @@ protected:
     void SetUp() override {
         Conformance::SetUp();
         if (IsSkipped()) return;
-        synth_ = make_synth(4, 7);
+        synth_ = model();
         make_data(synth_);
         fused_ = hf::compile_likelihood(b(), synth_.pk);
         if (!fused_) GTEST_SKIP() << GetParam().plugin << " offers no fused likelihood (core's Tier 1 fallback is used)";
     }
+    virtual Synth model() const { return make_synth(4, 7); }
     Tensor pars_tensor(const std::vector<std::vector<double>>& pts) {
         std::vector<double> flat;
         for (auto& p : pts) flat.insert(flat.end(), p.begin(), p.end());
@@ -441,31 +442,16 @@ HF_CONFORMANCE_SUITE(Fused);
 
 // A model whose every element carries every histosys parameter, as in the ATLAS sbottom models: the cpu plugin
 // evaluates it with its dense histosys matrix, several points per pass over the matrix.
-class DenseFused : public hf::conf::Conformance {
+class DenseFused : public Fused {
 protected:
-    void SetUp() override {
-        Conformance::SetUp();
-        if (IsSkipped()) return;
-        synth_ = make_synth(8, 9, 8);
-        make_data(synth_);
-        fused_ = hf::compile_likelihood(b(), synth_.pk);
-        if (!fused_) GTEST_SKIP() << GetParam().plugin << " offers no fused likelihood";
-    }
-    Tensor pars_tensor(const std::vector<std::vector<double>>& pts) {
-        std::vector<double> flat;
-        for (auto& p : pts) flat.insert(flat.end(), p.begin(), p.end());
-        return up(flat, {static_cast<std::int64_t>(pts.size()), synth_.pk.n_pars});
-    }
-    Synth synth_;
-    std::unique_ptr<hf::FusedLikelihood> fused_;
+    Synth model() const override { return make_synth(8, 9, 8); }
 };
 
 TEST_P(DenseFused, EachPointIsWhatItIsAloneAndMatchesTheReference) {
     // Eleven points: groups of four and a remainder of three. A toy's fit must not depend on which other toys
     // share its evaluations (thread counts, batch sizes, toys that leave): bit for bit.
     const int K = 11;
-    auto pts = points(synth_, K);
-    for (auto& p : pts) p = rounded(p);
+    auto pts = rounded_points(K);
     auto data = rounded(synth_.data);
     const Tensor d = up(data, {static_cast<std::int64_t>(data.size())});
     const std::int64_t P = synth_.pk.n_pars;
