@@ -37,46 +37,118 @@ constexpr int kDescentEvaluations = 1000;
 // the quadratic approximation and for residuals that change between the basins.
 constexpr double kTurnover = 0.5;
 
-// Of the model's multimodal parameters (free indices), those whose profile can turn over at this minimum. The even
-// part of the expected counts in parameter a, E_b = (lambda_b(+1) + lambda_b(-1)) / 2 - lambda_b(0) with every
+// The shifted and mirrored values of a multimodal parameter at v (scaled units) within [lo, hi]: v - kShift,
+// v + kShift, and -v where v is far enough from 0 to have a mirror of its own; none squeezed against a bound or
+// within kReturned of another.
+std::vector<double> basin_values(double v, double lo, double hi) {
+    std::vector<double> targets = {v - kShift, v + kShift};
+    if (std::fabs(v) > kMirrorFrom) targets.push_back(-v);
+    std::vector<double> used;
+    for (double t : targets) {
+        t = std::clamp(t, lo, hi);
+        if (std::fabs(t - v) < 2 * kReturned) continue;  // squeezed against a bound: nowhere else to go
+        if (std::any_of(used.begin(), used.end(), [&](double u) { return std::fabs(u - t) < kReturned; })) continue;
+        used.push_back(t);
+    }
+    return used;
+}
+
+}  // namespace
+
+// Of each point's candidates (free indices of multimodal parameters), those whose profile can turn over there.
+// The even part of the expected counts in parameter a, E_b = (lambda_b(+1) + lambda_b(-1)) / 2 - lambda_b(0) with every
 // other parameter where the fit left it (so normfactors and other factors scale it as they do the yields), adds
 // -2 E_b (n_b - lambda_b) / lambda_b to the profile's curvature per bin (the Poisson term's second derivative;
 // multimodal.cpp), against the constraint's 1 and the odd part's positive share: a turnover needs
 // D_a = sum_b 2 E_b (n_b - lambda_b(0)) / lambda_b(0) above 1. The sum is signed: bins pulled the other way
 // stiffen the profile (with 100 bins of random pulls, absolute values would add up to a turnover that is not
-// there). One batched evaluation of the expected counts (3 points per parameter) and one download of the data.
-std::vector<std::size_t> can_turn_over(const Model& model, const Problem& p, const std::vector<double>& y,
-                                       const std::vector<std::size_t>& multimodal) {
-    if (multimodal.empty()) return {};
+// there). Three evaluations per candidate, batched over the points.
+std::vector<std::vector<std::size_t>> turning_parameters(const Model& model, const Problem& p, const double* xs,
+                                                         const double* data, std::size_t data_stride,
+                                                         const std::vector<std::vector<std::size_t>>& candidates) {
+    const std::size_t count = candidates.size();
+    std::vector<std::vector<std::size_t>> out(count);
+    constexpr std::size_t kTurnoverBatch = 8192;  // points per evaluation
     auto& be = *model.backend();
     const std::size_t np = static_cast<std::size_t>(model.n_pars());
     const std::size_t nb = static_cast<std::size_t>(model.n_main());
-    const auto x = p.to_x(y);
     std::vector<double> flat;
-    flat.reserve(3 * multimodal.size() * np);
-    for (std::size_t a : multimodal) {
-        for (double v : {0.0, 1.0, -1.0}) {
-            flat.insert(flat.end(), x.begin(), x.end());
-            flat[flat.size() - np + static_cast<std::size_t>(p.free[a])] = v;
+    for (std::size_t first = 0; first < count;) {
+        // The points [first, last) with at most kTurnoverBatch evaluation points between them (at least one).
+        std::size_t last = first, rows = 0;
+        while (last < count && (last == first || rows + 3 * candidates[last].size() <= kTurnoverBatch))
+            rows += 3 * candidates[last++].size();
+        if (rows > 0) {
+            flat.clear();
+            flat.reserve(rows * np);
+            for (std::size_t k = first; k < last; ++k) {
+                const double* x = xs + k * np;
+                for (std::size_t a : candidates[k])
+                    for (double v : {0.0, 1.0, -1.0}) {
+                        flat.insert(flat.end(), x, x + np);
+                        flat[flat.size() - np + static_cast<std::size_t>(p.free[a])] = v;
+                    }
+            }
+            const auto lam = be.to_host_double(model.expected_data(
+                be.from_host(flat, {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(np)}), false));
+            const double* l0 = lam.data();
+            for (std::size_t k = first; k < last; ++k) {
+                const double* d = data + k * data_stride;
+                for (std::size_t a : candidates[k]) {
+                    const double* lp = l0 + nb;
+                    const double* lm = lp + nb;
+                    double sum = 0.0;
+                    for (std::size_t b = 0; b < nb; ++b) {
+                        if (!(l0[b] > 0.0)) continue;
+                        sum += (lp[b] + lm[b] - 2.0 * l0[b]) * (d[b] - l0[b]) / l0[b];
+                    }
+                    if (!(sum < kTurnover)) out[k].push_back(a);
+                    l0 += 3 * nb;
+                }
+            }
         }
-    }
-    const auto k = static_cast<std::int64_t>(3 * multimodal.size());
-    const auto lam = be.to_host_double(
-        model.expected_data(be.from_host(flat, {k, static_cast<std::int64_t>(np)}), false));
-    const auto data = be.to_host_double(p.lik.data());
-    std::vector<std::size_t> out;
-    for (std::size_t m = 0; m < multimodal.size(); ++m) {
-        const double* l0 = &lam[3 * m * nb];
-        const double* lp = l0 + nb;
-        const double* lm = lp + nb;
-        double d = 0.0;
-        for (std::size_t b = 0; b < nb; ++b) {
-            if (!(l0[b] > 0.0)) continue;
-            d += (lp[b] + lm[b] - 2.0 * l0[b]) * (data[b] - l0[b]) / l0[b];
-        }
-        if (!(d < kTurnover)) out.push_back(multimodal[m]);
+        first = last;
     }
     return out;
+}
+
+bool back_in_basin(const std::vector<double>& y, const std::vector<double>& known,
+                   const std::vector<std::size_t>& multimodal, int moved) {
+    if (moved < 0)
+        return std::all_of(multimodal.begin(), multimodal.end(),
+                           [&](std::size_t a) { return std::fabs(y[a] - known[a]) < kReturned; });
+    const auto m = static_cast<std::size_t>(moved);
+    if (std::fabs(y[m] - known[m]) >= kReturned) return false;
+    return std::none_of(multimodal.begin(), multimodal.end(), [&](std::size_t a) {
+        return y[a] * known[a] < 0.0 && std::fabs(y[a] - known[a]) >= kReturned;
+    });
+}
+
+std::vector<std::size_t> multimodal_free(const Model& model, const Problem& p) {
+    std::vector<std::size_t> out;
+    const auto& mm = model.multimodal_parameters();
+    for (std::size_t a = 0; a < p.nfree(); ++a)
+        if (std::binary_search(mm.begin(), mm.end(), static_cast<std::int64_t>(p.free[a]))) out.push_back(a);
+    return out;
+}
+
+std::vector<std::vector<double>> basin_starts(const Problem& p, const std::vector<double>& y, std::size_t a) {
+    std::vector<std::vector<double>> out;
+    for (double t : basin_values(y[a], p.lo[a], p.hi[a])) {
+        out.push_back(y);
+        out.back()[a] = t;
+    }
+    return out;
+}
+
+namespace {
+
+std::vector<std::size_t> can_turn_over(const Model& model, const Problem& p, const std::vector<double>& y,
+                                       const std::vector<std::size_t>& multimodal) {
+    if (multimodal.empty()) return {};
+    const auto x = p.to_x(y);
+    const auto data = model.backend()->to_host_double(p.lik.data());
+    return turning_parameters(model, p, x.data(), data.data(), data.size(), {multimodal}).front();
 }
 
 }  // namespace
@@ -92,12 +164,7 @@ BasinSearch search_basins(const Model& model, Problem& p, std::vector<double>& y
     BasinSearch out;
     const std::size_t n = p.nfree();
     if (n == 0) return out;
-    std::vector<std::size_t> multimodal;  // free indices
-    {
-        const auto& mm = model.multimodal_parameters();
-        for (std::size_t a = 0; a < n; ++a)
-            if (std::binary_search(mm.begin(), mm.end(), static_cast<std::int64_t>(p.free[a]))) multimodal.push_back(a);
-    }
+    const std::vector<std::size_t> multimodal = multimodal_free(model, p);  // free indices
     const double size = static_cast<double>(model.n_main()) * static_cast<double>(model.n_pars());
     const double budget = size <= kSmallModel ? kBudgetSmall : kBudgetLarge;
     const std::int64_t budget_end = p.n_eval + static_cast<std::int64_t>(budget * static_cast<double>(p.n_eval));
@@ -111,37 +178,13 @@ BasinSearch search_basins(const Model& model, Problem& p, std::vector<double>& y
                 starts.emplace_back(std::move(ys), -1);
             }
         }
-        for (std::size_t a : turning) {
-            const double v = y[a];
-            std::vector<double> targets = {v - kShift, v + kShift};
-            if (std::fabs(v) > kMirrorFrom) targets.push_back(-v);
-            std::vector<double> used;
-            for (double t : targets) {
-                t = std::clamp(t, p.lo[a], p.hi[a]);
-                if (std::fabs(t - v) < 2 * kReturned) continue;  // squeezed against a bound: nowhere else to go
-                if (std::any_of(used.begin(), used.end(), [&](double u) { return std::fabs(u - t) < kReturned; }))
-                    continue;
-                used.push_back(t);
-                starts.emplace_back(y, static_cast<int>(a));
-                starts.back().first[a] = t;
-            }
-        }
-        // A descent that came back to the known minimum's basin stops there. From a given start: every multimodal
-        // parameter back near the minimum's value. From a moved parameter: it is back near its value and no other
-        // multimodal parameter crossed to the other side of zero (random_workspace.py seed 35 at mu = 1: the moved
-        // parameter returns while another one crosses its hump into the lower basin). Parameters that drift on
-        // their own side do not keep a descent going (100 of them in the synthetic model).
+        for (std::size_t a : turning)
+            for (auto& ys : basin_starts(p, y, a)) starts.emplace_back(std::move(ys), static_cast<int>(a));
+        // A descent that came back to the known minimum's basin stops there (back_in_basin).
         auto back_rule = [&multimodal, c = y](int moved) -> StopRule {
             if (multimodal.empty()) return {};
             return [&multimodal, c, moved](const std::vector<double>& yy) {
-                if (moved < 0)
-                    return std::all_of(multimodal.begin(), multimodal.end(),
-                                       [&](std::size_t a) { return std::fabs(yy[a] - c[a]) < kReturned; });
-                const auto m = static_cast<std::size_t>(moved);
-                if (std::fabs(yy[m] - c[m]) >= kReturned) return false;
-                return std::none_of(multimodal.begin(), multimodal.end(), [&](std::size_t a) {
-                    return yy[a] * c[a] < 0.0 && std::fabs(yy[a] - c[a]) >= kReturned;
-                });
+                return back_in_basin(yy, c, multimodal, moved);
             };
         };
         std::vector<double> best_y;

@@ -13,6 +13,27 @@ namespace hf::infer::detail {
 // fits of a hypotest also start from each other's minima.
 bool can_be_multimodal(const Model& model, const std::vector<bool>& fixed);
 
+// The free indices (into Problem::free) of the model's multimodal parameters.
+std::vector<std::size_t> multimodal_free(const Model& model, const Problem& p);
+
+// Of each point's candidates (free indices of multimodal parameters), those whose profile the point's data can
+// turn over there: xs [points, P] full parameter vectors, data rows of `data_stride` values (main bins first).
+std::vector<std::vector<std::size_t>> turning_parameters(const Model& model, const Problem& p, const double* xs,
+                                                         const double* data, std::size_t data_stride,
+                                                         const std::vector<std::vector<std::size_t>>& candidates);
+
+// A descent from another start is back in the basin of the minimum `known` (scaled): from a given start (moved <
+// 0), every multimodal parameter is back near its value there; from a start that moved one of them, that one is
+// back near its value and no other crossed to the other side of zero (random_workspace.py seed 35 at mu = 1: the
+// moved parameter returns while another one crosses its hump into the lower basin). Parameters that drift on
+// their own side do not keep a descent going (100 of them in the synthetic model).
+bool back_in_basin(const std::vector<double>& y, const std::vector<double>& known,
+                   const std::vector<std::size_t>& multimodal, int moved);
+
+// Starts in the other basins of free parameter a from the minimum y (scaled): y with y_a shifted down and up and
+// mirrored, within the bounds.
+std::vector<std::vector<double>> basin_starts(const Problem& p, const std::vector<double>& y, std::size_t a);
+
 struct BasinSearch {
     int candidates = 0;  // starting points descended from
     bool moved = false;  // the minimum was replaced by a lower one from another basin

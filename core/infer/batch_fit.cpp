@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "hfcore/backend.hpp"
+#include "infer/basins.hpp"
 #include "infer/dense.hpp"
 #include "infer/inverse_hessian.hpp"
 #include "infer/lanes.hpp"
@@ -86,6 +87,7 @@ struct State {
     std::vector<double> y_known;
     double f_known = 0.0;
     bool at_known = false;
+    int moved = -1;  // in a basin search (BasinReturn), the multimodal parameter its start moved (-1: none)
     // the direction being computed
     std::vector<char> free;  // not bound-active
     bool all_free = true;
@@ -176,9 +178,11 @@ std::int64_t lockstep_group(std::size_t nf, std::int64_t K) {
 constexpr double kSettling = 1.0;
 constexpr double kSameMinimum = 0.05;
 
+bool below_known(const State& s) { return s.f < s.f_known - 1e-9 * std::max(1.0, std::fabs(s.f_known)); }
+
 bool reached_known(const State& s) {
     if (s.y_known.empty()) return false;
-    if (s.f < s.f_known - 1e-9 * std::max(1.0, std::fabs(s.f_known))) return false;
+    if (below_known(s)) return false;
     for (std::size_t i = 0; i < s.y.size(); ++i)
         if (!(std::fabs(s.y[i] - s.y_known[i]) < kSameMinimum)) return false;
     return true;
@@ -296,7 +300,7 @@ void second_loop(const History& h, const std::vector<char>& free, bool all_free,
 // Problems [first, first + K) of the batch (data rows data_kn), fitted in lockstep to the end.
 int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& p, detail::InverseHessian& h0,
               const std::vector<double>& y0, const std::vector<double>* starts, const BatchFitResult* known,
-              std::int64_t first, double gtol, BatchFitResult& out) {
+              const detail::BasinReturn* back, std::int64_t first, double gtol, BatchFitResult& out) {
     const std::int64_t K = data_kn.dim(0);
     const std::int64_t np = model.n_pars();
     const std::size_t nf = p.nfree();
@@ -319,6 +323,7 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
                                       known->bestfit.begin() + (first + k + 1) * np);
                 st[k].y_known = p.to_y(x);
                 st[k].f_known = 0.5 * known->twice_nll[first + k];
+                if (back) st[k].moved = back->moved[static_cast<std::size_t>(first + k)];
             }
         }
         std::vector<const std::vector<double>*> ys;
@@ -367,7 +372,11 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
                 s.status = 1;
                 continue;
             }
-            if (pg_max < kSettling && reached_known(s)) {
+            // A basin search's descent stops as soon as it is back in its known minimum's basin (a single fit's
+            // search does the same, basins.cpp), and never below that minimum.
+            const bool back_known = back && !s.y_known.empty() && !below_known(s) &&
+                                    detail::back_in_basin(s.y, s.y_known, *back->multimodal, s.moved);
+            if (back_known || (pg_max < kSettling && reached_known(s))) {
                 s.status = 1;
                 s.at_known = true;
                 continue;
@@ -513,7 +522,7 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
 
 BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const FitConfig& config,
                              const FitOptions& options, const std::vector<double>* starts,
-                             const BatchFitResult* known = nullptr) {
+                             const BatchFitResult* known = nullptr, const detail::BasinReturn* back = nullptr) {
     const FitConfig cfg = config.resolved(model);
     if (data_kn.ndim() != 2 || data_kn.dim(1) != model.n_main() + model.n_aux())
         throw ShapeError("batch_fit: data must be [K, " + std::to_string(model.n_main() + model.n_aux()) +
@@ -556,7 +565,7 @@ BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const Fi
             std::iota(idx.begin(), idx.end(), first);
             rows = be.gather(data_kn, be.from_host_index(idx), 0);
         }
-        const int it = fit_group(model, rows, p, h0, y0, starts, known, first, gtol, out);
+        const int it = fit_group(model, rows, p, h0, y0, starts, known, back, first, gtol, out);
         out.iterations = std::max<std::int64_t>(out.iterations, it);
     }
     return out;
@@ -580,6 +589,16 @@ BatchFitResult detail::batch_fit_known(const Model& model, const Tensor& data_kn
         throw ShapeError("batch_fit: " + std::to_string(known.twice_nll.size()) + " known minima for " +
                          std::to_string(data_kn.dim(0)) + " problems");
     return run_batch_fit(model, data_kn, config, options, nullptr, &known);
+}
+
+BatchFitResult detail::batch_fit_known_from(const Model& model, const Tensor& data_kn, const FitConfig& config,
+                                            const FitOptions& options, const std::vector<double>& starts,
+                                            const BatchFitResult& known, const BasinReturn& back) {
+    if (static_cast<std::int64_t>(known.twice_nll.size()) != data_kn.dim(0) ||
+        static_cast<std::int64_t>(back.moved.size()) != data_kn.dim(0))
+        throw ShapeError("batch_fit: " + std::to_string(known.twice_nll.size()) + " known minima for " +
+                         std::to_string(data_kn.dim(0)) + " problems");
+    return run_batch_fit(model, data_kn, config, options, &starts, &known, &back);
 }
 
 }  // namespace hf::infer

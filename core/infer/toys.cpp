@@ -78,7 +78,8 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
     // minimum (a descent from there cannot end above it) and from those starts, keeping each toy's lowest minimum.
     // On eRJR (1000 + 1000 toys) that set found every minimum that the free fit from the init also found, and
     // lower ones for 3 toys than the earlier init + truth starts. The second descent of each fit stops once it
-    // has settled next to the minimum the first found (batch_fit_known).
+    // has settled next to the minimum the first found (batch_fit_known). Then each fit's basin search
+    // (toy_basins.cpp), as a single fit has, for the multimodal parameters a toy's data can turn over.
     FitOptions from_init = options;
     from_init.other_starts.clear();
     const bool multimodal = options.basin_search && detail::can_be_multimodal(model, cfg.fixed);
@@ -99,11 +100,14 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
         keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, from_init, fixed), np);
         FitOptions o = from_init;
         o.start = options.other_starts.front();  // where the fixed curvature is taken
+        detail::search_toy_basins(model, data_kn, fixed_cfg, o, fixed);
         free = detail::batch_fit_from(model, data_kn, cfg, o, fixed.bestfit);
         for (const auto& start : options.other_starts) {
             o.start = start;
             keep_lower(free, detail::batch_fit_known(model, data_kn, cfg, o, free), np);
         }
+        o.start = options.other_starts.front();
+        detail::search_toy_basins(model, data_kn, cfg, o, free);
     } else {
         fixed = batch_fit(model, data_kn, fixed_cfg, unimodal_start);
         free = batch_fit(model, data_kn, cfg, unimodal_start);

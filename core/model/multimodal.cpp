@@ -33,29 +33,56 @@ constexpr double kMultimodalStrength = 0.2;
 
 }  // namespace
 
+namespace {
+
+// Each element's even part: add(parameter, bin, (element(+1) + element(-1)) / 2 - element(0)) at the nominal
+// expectation (every factor at 1), per histosys and normsys entry.
+template <class Add>
+void for_each_even_part(const PackedLikelihood& pk, Add&& add) {
+    for (std::size_t e = 0; e < pk.elem_bin.size(); ++e) {
+        const std::size_t bin = static_cast<std::size_t>(pk.elem_bin[e]);
+        for (std::int32_t d = pk.delta_offsets[e]; d < pk.delta_offsets[e + 1]; ++d)
+            add(static_cast<std::size_t>(pk.delta_par[d]), bin,
+                0.5 * (pk.delta_hi[d] + pk.delta_lo[d]) - pk.delta_nom[d]);
+        for (std::int32_t f = pk.factor_offsets[e]; f < pk.factor_offsets[e + 1]; ++f)
+            if (pk.factor_kind[f] != kFactorLinear)
+                add(static_cast<std::size_t>(pk.factor_par[f]), bin,
+                    pk.elem_nominal[e] * (0.5 * (pk.factor_hi[f] + pk.factor_lo[f]) - 1.0));
+    }
+}
+
+}  // namespace
+
+std::vector<double> nominal_bins(const PackedLikelihood& pk) {
+    std::vector<double> total(static_cast<std::size_t>(pk.n_main), 0.0);
+    for (std::size_t e = 0; e < pk.elem_bin.size(); ++e) total[pk.elem_bin[e]] += pk.elem_nominal[e];
+    return total;
+}
+
+std::vector<double> nominal_even_response(const PackedLikelihood& pk, const std::vector<std::int64_t>& pars) {
+    const std::size_t nb = static_cast<std::size_t>(pk.n_main);
+    std::vector<std::int64_t> row(static_cast<std::size_t>(pk.n_pars), -1);
+    for (std::size_t i = 0; i < pars.size(); ++i) row[static_cast<std::size_t>(pars[i])] = static_cast<std::int64_t>(i);
+    std::vector<double> out(pars.size() * nb, 0.0);
+    for_each_even_part(pk, [&](std::size_t par, std::size_t bin, double v) {
+        if (row[par] >= 0) out[static_cast<std::size_t>(row[par]) * nb + bin] += v;
+    });
+    return out;
+}
+
 std::vector<double> even_response_strength(const PackedLikelihood& pk) {
     const std::size_t np = static_cast<std::size_t>(pk.n_pars);
-    const std::size_t nb = static_cast<std::size_t>(pk.n_main);
-    std::vector<double> total(nb, 0.0);
-    for (std::size_t e = 0; e < pk.elem_bin.size(); ++e) total[pk.elem_bin[e]] += pk.elem_nominal[e];
+    const std::vector<double> total = nominal_bins(pk);
     // Even part per (parameter, bin), summed in absolute value over the samples of the bin.
     std::vector<std::vector<std::pair<std::size_t, double>>> even(np);
-    auto add = [&](std::size_t par, std::size_t bin, double v) {
+    for_each_even_part(pk, [&](std::size_t par, std::size_t bin, double v) {
         if (v == 0.0) return;
         auto& row = even[par];
         if (!row.empty() && row.back().first == bin)
             row.back().second += std::fabs(v);
         else
             row.emplace_back(bin, std::fabs(v));
-    };
-    for (std::size_t e = 0; e < pk.elem_bin.size(); ++e) {
-        const std::size_t bin = static_cast<std::size_t>(pk.elem_bin[e]);
-        for (std::int32_t d = pk.delta_offsets[e]; d < pk.delta_offsets[e + 1]; ++d)
-            add(pk.delta_par[d], bin, 0.5 * (pk.delta_hi[d] + pk.delta_lo[d]) - pk.delta_nom[d]);
-        for (std::int32_t f = pk.factor_offsets[e]; f < pk.factor_offsets[e + 1]; ++f)
-            if (pk.factor_kind[f] != kFactorLinear)
-                add(pk.factor_par[f], bin, pk.elem_nominal[e] * (0.5 * (pk.factor_hi[f] + pk.factor_lo[f]) - 1.0));
-    }
+    });
     std::vector<double> strength(np, 0.0);
     for (std::size_t par = 0; par < np; ++par) {
         double s = 0.0;
