@@ -2,9 +2,9 @@
 //
 // Without it a toy's fits end in whichever basin of a multimodal parameter their starts (the toys' truth, the
 // init, the other fit's minimum) lead to, while the observed data's fits search the others: on the coupled-histosys
-// 2-bin validation case 83 of 1000 toy fits ended above the minimum a single fit found (by up to 6.4 in twice_nll),
-// on sbottom regionA 38 of 600 (up to 1.8), and the toys' CLs moved by 0.02 and 0.004 when their fits reached those
-// minima.
+// 2-bin validation case 81 of 2000 toy fits (500 + 500 toys) ended above the minimum a single fit found (by up to
+// 6.4 in twice_nll), on sbottom regionA 38 of 1200 (up to 1.8), and the toys' CLs moved by 0.02 and 0.004 when
+// their fits reached those minima.
 //
 // A single fit's gate (turning_parameters: three evaluations of the expected counts per multimodal parameter) cost
 // as much as the toy fits themselves (sbottom: 22 multimodal parameters; the 250-parameter synthetic model: 147),
