@@ -276,6 +276,26 @@ double initial_scale(const History& h, const std::vector<char>& free, bool all_f
     return sy > 0.0 && gamma < kShrinkBelow ? gamma : 1.0;
 }
 
+// A basin search's start moved one multimodal parameter of a minimum, whose gradient is zero, within that
+// parameter's side of zero: the start and the minimum are a step s = y - y_known with gradient change g, a
+// secant pair before any step is taken. Its factor s.g / g.M g (as initial_scale's, from the pair) shortens the
+// first step where M holds far less curvature than the toy has: on the 250-parameter synthetic model every first
+// step from the fixed curvature was cut at least twice (7 evaluations per start, more than half of them there).
+// Starts across zero (the mirrored one, shifts past zero) keep the unit step: the secant then spans the hump
+// between two basins, and shortening their first steps left 3 more of 1000 + 1000 coupled-histosys free fits
+// above the single fit's minimum.
+bool secant_start(const State& s) {
+    return s.moved >= 0 && s.steps == 0 && s.mem.size() == 0 && !s.y_known.empty() &&
+           s.y[static_cast<std::size_t>(s.moved)] * s.y_known[static_cast<std::size_t>(s.moved)] > 0.0;
+}
+
+double secant_scale(const State& s, double g_m_g) {
+    double sy = 0.0;
+    for (std::size_t i = 0; i < s.y.size(); ++i) sy += s.free[i] ? (s.y[i] - s.y_known[i]) * s.g[i] : 0.0;
+    const double gamma = sy / g_m_g;
+    return sy > 0.0 && g_m_g > 0.0 && std::isfinite(gamma) && gamma < kShrinkBelow ? gamma : 1.0;
+}
+
 // The rest, after the fixed curvature was applied to q (h0_applied) or not: else the usual multiple of the
 // identity (a steepest-descent step of bounded size without history); the second loop; the descent direction
 // -q.
@@ -436,7 +456,9 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
                 first_loop(s.mem, s.g, s.free, s.all_free, s.d, s.alpha);
                 initial[c - c0] = kNone;
                 // y.M y of the newest pair, for initial_scale, with the curvature's application
-                const double* y_new = s.mem.size() > 0 ? s.mem.y(s.mem.size() - 1) : nullptr;
+                const double* y_new = s.mem.size() > 0 ? s.mem.y(s.mem.size() - 1)
+                                      : secant_start(s)    ? s.g.data()
+                                                           : nullptr;
                 y_m_y[c - c0] = std::numeric_limits<double>::quiet_NaN();
                 if (!s.own.empty()) {
                     if (s.own.apply_with_form(s.free.data(), s.d.data(), y_new, y_m_y[c - c0]))
@@ -457,7 +479,8 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
                     applied = h0_applied[j++];
                 }
                 if (applied) {
-                    const double gamma = initial_scale(s.mem, s.free, s.all_free, y_m_y[c - c0]);
+                    const double gamma = secant_start(s) ? secant_scale(s, y_m_y[c - c0])
+                                                         : initial_scale(s.mem, s.free, s.all_free, y_m_y[c - c0]);
                     if (gamma != 1.0)
                         for (auto& v : s.d) v *= gamma;
                 }
