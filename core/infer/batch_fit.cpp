@@ -111,15 +111,18 @@ public:
         const std::int64_t n = static_cast<std::int64_t>(idx.size());
         const std::int64_t np = model_.n_pars();
         const std::size_t nf = p_.nfree();
-        pars_.resize(static_cast<std::size_t>(n * np));
+        if (pars_.size() < static_cast<std::size_t>(n * np)) pars_.resize(static_cast<std::size_t>(n * np));
         for (std::int64_t j = 0; j < n; ++j) p_.to_x(*ys[j], pars_.data() + j * np);
-        Tensor pt = be.from_host(pars_, {n, np});
+        const Tensor pt = be.precision() == Precision::f64
+                              ? be.from_host(DType::f64, {n, np}, pars_.data())
+                              : be.from_host(std::vector<double>(pars_.begin(), pars_.begin() + n * np), {n, np});
         Tensor grad;
         Tensor lp = bound_rows(idx).logpdf(pt, &grad);
-        auto lph = be.to_host_double(lp);
-        auto gh = be.to_host_double(grad);
+        const double* lph = download(lp, lp_);
+        const double* gh = download(grad, grad_);
         f.resize(n);
-        g.resize(static_cast<std::size_t>(n) * nf);  // every element is written below
+        // grown only: a vector resized down and up again is zeroed at every step, and every element used is written
+        if (g.size() < static_cast<std::size_t>(n) * nf) g.resize(static_cast<std::size_t>(n) * nf);
         for (std::int64_t j = 0; j < n; ++j) {
             f[j] = -lph[j];
             for (std::size_t i = 0; i < nf; ++i) g[j * nf + i] = -gh[j * np + p_.free[i]] * p_.scale[i];
@@ -129,6 +132,19 @@ public:
     std::int64_t n_eval = 0;
 
 private:
+    // x's values as doubles in buf, which only grows (the evaluations' sizes change from step to step, and a
+    // std::vector zeroes what it grows by before the download overwrites it).
+    const double* download(const Tensor& x, std::vector<double>& buf) {
+        auto& be = *model_.backend();
+        if (x.dtype() != DType::f64) {
+            buf = be.to_host_double(x);
+            return buf.data();
+        }
+        if (buf.size() < static_cast<std::size_t>(x.size())) buf.resize(static_cast<std::size_t>(x.size()));
+        be.to_host(x, buf.data());
+        return buf.data();
+    }
+
     // The data rows of problems `idx` (in order; all of them when the batch is full), bound once per distinct set:
     // consecutive steps mostly evaluate the same problems. The whole group's data are bound once, and a subset
     // takes its rows' data-only constants from there (BoundLikelihood::rows) instead of computing them again.
@@ -148,7 +164,8 @@ private:
     const Model& model_;
     Tensor data_;
     const detail::Problem& p_;
-    std::vector<double> pars_;  // [n, P] of the last evaluation, kept for its capacity
+    std::vector<double> pars_;       // [n, P] of the last evaluation, kept for its capacity
+    std::vector<double> lp_, grad_;  // its results, downloaded
     BoundLikelihood all_, bound_;
     std::vector<int> bound_idx_;
     std::vector<std::int64_t> rows_;
