@@ -22,13 +22,20 @@ std::vector<std::vector<std::size_t>> turning_parameters(const Model& model, con
                                                          const double* data, std::size_t data_stride,
                                                          const std::vector<std::vector<std::size_t>>& candidates);
 
-// A descent from another start is back in the basin of the minimum `known` (scaled): from a given start (moved <
-// 0), every multimodal parameter is back near its value there; from a start that moved one of them, that one is
-// back near its value and no other crossed to the other side of zero (random_workspace.py seed 35 at mu = 1: the
-// moved parameter returns while another one crosses its hump into the lower basin). Parameters that drift on
-// their own side do not keep a descent going (100 of them in the synthetic model).
+// A descent from a start that moved one multimodal parameter of the minimum `known` (scaled; `moved`, a free
+// index) is back in that minimum's basin: the moved parameter is back near its value and no other crossed to the
+// other side of zero (random_workspace.py seed 35 at mu = 1: the moved parameter returns while another one crosses
+// its hump into the lower basin). Parameters that drift on their own side do not keep a descent going (100 of
+// them in the synthetic model).
 bool back_in_basin(const std::vector<double>& y, const std::vector<double>& known,
-                   const std::vector<std::size_t>& multimodal, int moved);
+                   const std::vector<std::size_t>& multimodal, std::size_t moved);
+
+// A descent from another given start (another fit's minimum, the toys' truth, the init) has settled at the minimum
+// `known` (scaled) that the problem already has: its projected gradient pg_max is below 1 and every component is
+// close to the minimum's, so it is a few steps from that minimum's bottom and no other minimum lies that close
+// (see basins.cpp for how close). The caller makes sure the descent is not already below the known minimum.
+bool settled_at(const Problem& p, const std::vector<double>& y, double pg_max, const std::vector<double>& known,
+                const std::vector<std::size_t>& multimodal);
 
 // Starts in the other basins of free parameter a from the minimum y (scaled): y with y_a shifted down and up and
 // mirrored, within the bounds.

@@ -86,7 +86,6 @@ struct State {
     // the distance test), and whether the descent reached it (the result is then that minimum, as given).
     std::vector<double> y_known;
     double f_known = 0.0;
-    bool known_inside = false;  // no component of y_known at a bound
     bool at_known = false;
     int moved = -1;  // in a basin search (BasinReturn), the multimodal parameter its start moved (-1: none)
     // the direction being computed
@@ -185,25 +184,6 @@ std::int64_t lockstep_group(std::size_t nf, std::int64_t K) {
     return std::clamp<std::int64_t>(group, 1, std::max<std::int64_t>(K, 1));
 }
 
-// A descent from another start that has slowed down (projected gradient below kSettling, scaled units) within
-// kSameMinimum of every component of a minimum the problem already has, and not below it, ends there: it is in
-// that minimum's basin, a few steps from its bottom, and no other minimum lies that close. On the 250-parameter
-// synthetic model the rest of the descent (the gradient from 1 down to 1e-5) is about half of a fit. Thresholds
-// of 0.1 and 1e-2 gave the same minima as 1 on every model checked, at 6% and 15% more CPU time. An earlier
-// rule that stopped any descent passing near the known minimum, or near it and within 0.01 of its NLL, lost
-// lower minima on eRJR, sbottom and the synthetic model (docs/performance.md): this one never stops a descent
-// that is already below the known minimum.
-constexpr double kSettling = 1.0;
-constexpr double kSameMinimum = 0.05;
-// Where the known minimum is inside every bound, a descent within kNearMinimum of each component whose multimodal
-// parameters are on the known minimum's side of zero (or within kSameMinimum of it) ends there too. On the
-// synthetic model the last stretch from 0.3 to 0.05 took a quarter of such a descent's steps (the multimodal
-// normsys settle last); of 2000 such descents (500 + 500 toys, seed 1) 4 would have gone on to a lower minimum, by
-// at most 0.006 in twice_nll, and 1 of sbottom's by 0.05. Known minima with a parameter at a bound (eRJR's staterror gammas at zero) keep the narrow
-// rule: a descent that came within 0.3 of one went on to a minimum 13.5 lower by leaving the bound; and so do
-// multimodal parameters across zero (coupled histosys: 5 of 2000 lower by 1-2).
-constexpr double kNearMinimum = 0.3;
-
 // (see the basin search's early end in fit_group) On the 250-parameter synthetic model it took the search's cost
 // from 55% of the toys' fits to 4%; of 1000 + 1000 coupled-histosys and 500 + 500 sbottom toys, 1 and 2 more
 // fits than without it ended above a single fit's minimum, by no more than those that already did (0.04, 0.23).
@@ -212,17 +192,6 @@ constexpr double kPredictedAbove = 0.05;  // NLL
 
 bool below_known(const State& s) { return s.f < s.f_known - 1e-9 * std::max(1.0, std::fabs(s.f_known)); }
 
-bool reached_known(const State& s, const std::vector<std::size_t>& multimodal) {
-    if (s.y_known.empty()) return false;
-    if (below_known(s)) return false;
-    const double reach = s.known_inside ? kNearMinimum : kSameMinimum;
-    for (std::size_t i = 0; i < s.y.size(); ++i)
-        if (!(std::fabs(s.y[i] - s.y_known[i]) < reach)) return false;
-    if (reach == kSameMinimum) return true;
-    return std::all_of(multimodal.begin(), multimodal.end(), [&](std::size_t a) {
-        return s.y[a] * s.y_known[a] > 0.0 || std::fabs(s.y[a] - s.y_known[a]) < kSameMinimum;
-    });
-}
 
 // A problem's own curvature (local_fisher.hpp: the Fisher information where it stands, from the plugin's
 // Jacobian of the expected counts) replaces the fixed one once its projected gradient falls below
@@ -380,9 +349,6 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
                                       known->bestfit.begin() + (first + k + 1) * np);
                 st[k].y_known = p.to_y(x);
                 st[k].f_known = 0.5 * known->twice_nll[first + k];
-                st[k].known_inside = true;
-                for (std::size_t i = 0; i < nf; ++i)
-                    if (!(st[k].y_known[i] > p.lo[i] && st[k].y_known[i] < p.hi[i])) st[k].known_inside = false;
                 if (back) st[k].moved = back->moved[static_cast<std::size_t>(first + k)];
             }
         }
@@ -432,11 +398,13 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
                 s.status = 1;
                 continue;
             }
-            // A basin search's descent stops as soon as it is back in its known minimum's basin (a single fit's
-            // search does the same, basins.cpp), and never below that minimum.
-            const bool back_known = back && !s.y_known.empty() && !below_known(s) &&
-                                    detail::back_in_basin(s.y, s.y_known, *back->multimodal, s.moved);
-            if (back_known || (pg_max < kSettling && reached_known(s, multimodal))) {
+            // A descent from another start ends at the minimum its problem already has (never below it): once it
+            // has settled there, and a basin search's as soon as it is back in that minimum's basin (as a single
+            // fit's search does, basins.cpp).
+            const bool back_known =
+                back && s.moved >= 0 && detail::back_in_basin(s.y, s.y_known, *back->multimodal, static_cast<std::size_t>(s.moved));
+            if (!s.y_known.empty() && !below_known(s) &&
+                (back_known || detail::settled_at(p, s.y, pg_max, s.y_known, multimodal))) {
                 s.status = 1;
                 s.at_known = true;
                 continue;

@@ -59,7 +59,7 @@ double nlopt_objective(unsigned n, const double* y, double* grad, void* data) {
     if (f < ctx->best_f) {
         ctx->best_f = f;
         ctx->best_y = yv;
-        if (ctx->stop && *ctx->stop && (*ctx->stop)(ctx->best_y)) ctx->opt->force_stop();
+        if (ctx->stop && *ctx->stop && (*ctx->stop)(ctx->best_y, g)) ctx->opt->force_stop();
     }
     return f;
 }

@@ -16,8 +16,9 @@ namespace hf::infer::detail {
 enum class QuasiNewton { lbfgs, slsqp };
 const char* quasi_newton_name(QuasiNewton alg);
 
-// Ends a descent early: called with every new lowest point, true stops (the point is kept).
-using StopRule = std::function<bool(const std::vector<double>& y)>;
+// Ends a descent early: called with every new lowest point and its gradient (scaled), true stops (the point is
+// kept).
+using StopRule = std::function<bool(const std::vector<double>& y, const std::vector<double>& g)>;
 
 // Descends from y (updated to the lowest point seen, f to its NLL). Returns a short status text.
 std::string quasi_newton(Problem& p, QuasiNewton alg, std::vector<double>& y, double& f, int max_eval,
