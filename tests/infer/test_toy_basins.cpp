@@ -77,8 +77,9 @@ TEST(ToyBasins, ToyFitsReachTheSingleFitsMinima) {
                                         std::make_tuple("POI fixed at 1, s+b toys", fixed, 1.0)}) {
         SCOPED_TRACE(what);
         const Counts n = compare(c, cfg, mu, K, 5);
-        // Measured: the batched fits (truth and init starts) ended above the single fits' minima for 29 of 157
-        // (free) and 22 of 130 (fixed) converged toy fits; after the search for 2 and 8. What stays: minima
+        // Measured: the batched fits (truth and init starts) ended above the single fits' minima for 33 of 157
+        // (free) and 22 of 130 (fixed) converged toy fits; after the search for 5 and 8 (29 and 2 free before the
+        // single fit's descent from its given start ran on until settled, basins.cpp). What stays: minima
         // whose systematic sits near 0 on the kink of its interpolation, within the search's kReturned (0.3) of
         // the lower one on the other side, and minima the search's gate passes over (the single fit's local
         // descent from the init finds them).
