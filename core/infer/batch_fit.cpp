@@ -192,7 +192,6 @@ constexpr double kPredictedAbove = 0.05;  // NLL
 
 bool below_known(const State& s) { return s.f < s.f_known - 1e-9 * std::max(1.0, std::fabs(s.f_known)); }
 
-
 // A problem's own curvature (local_fisher.hpp: the Fisher information where it stands, from the plugin's
 // Jacobian of the expected counts) replaces the fixed one once its projected gradient falls below
 // kOwnCurvatureAt, in first descents only (not in batch_fit_known's), where the plugin's Jacobian is native.
@@ -266,7 +265,7 @@ double initial_scale(const History& h, const std::vector<char>& free, bool all_f
 // parameter's side of zero: the start and the minimum are a step s = y - y_known with gradient change g, a
 // secant pair before any step is taken. Its factor s.g / g.M g (as initial_scale's, from the pair) shortens the
 // first step where M holds far less curvature than the toy has: on the 250-parameter synthetic model every first
-// step from the fixed curvature was cut at least twice (7 evaluations per start, more than half of them there).
+// step from the fixed curvature was cut at least twice (7 evaluations per start, over 40% of them retries there).
 // Starts across zero (the mirrored one, shifts past zero) keep the unit step: the secant then spans the hump
 // between two basins, and shortening their first steps left 3 more of 1000 + 1000 coupled-histosys free fits
 // above the single fit's minimum.
@@ -332,7 +331,8 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
     const int max_iter = 1000;
     std::vector<State> st(static_cast<std::size_t>(K));
     BatchEvaluator ev(model, data_kn, p);
-    const std::vector<std::size_t> multimodal = known ? detail::multimodal_free(model, p) : std::vector<std::size_t>{};
+    const std::vector<std::size_t> multimodal =
+        known ? detail::multimodal_free(model, p) : std::vector<std::size_t>{};
     {
         std::vector<int> idx(K);
         std::iota(idx.begin(), idx.end(), 0);
@@ -401,8 +401,9 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
             // A descent from another start ends at the minimum its problem already has (never below it): once it
             // has settled there, and a basin search's as soon as it is back in that minimum's basin (as a single
             // fit's search does, basins.cpp).
-            const bool back_known =
-                back && s.moved >= 0 && detail::back_in_basin(s.y, s.y_known, *back->multimodal, static_cast<std::size_t>(s.moved));
+            const bool back_known = back && s.moved >= 0 &&
+                                    detail::back_in_basin(s.y, s.y_known, *back->multimodal,
+                                                          static_cast<std::size_t>(s.moved));
             if (!s.y_known.empty() && !below_known(s) &&
                 (back_known || detail::settled_at(p, s.y, pg_max, s.y_known, multimodal))) {
                 s.status = 1;
