@@ -232,7 +232,8 @@ run_suite test_conformance "$RES/test_conformance.log" 240 --gtest_filter="$CONF
 
 # ---------------------------------------------------------------- 6. benchmarks (bench/, when built)
 # hfcore_micro: Google Benchmark over every usable backend (synthetic model: ../shared does not travel here);
-# hfcore_timer: driven over stdin, cuda against cpu on a synthetic model; anything else named *bench*: as is.
+# hfcore_timer: driven over stdin, cuda against cpu on a synthetic model, and the toys of the 250-parameter one;
+# anything else named *bench*: as is.
 bench_run() {  # bench_run LABEL TIMEOUT command...
   local label=$1 lim=$2 t0
   shift 2
@@ -256,6 +257,21 @@ timer_requests() {
   done
   echo '{"cmd": "quit"}'
 }
+# The issue's GPU target: toys (b + s+b, qtilde) of the 250-parameter synthetic model, 10^4 + 10^4 then 10^5 + 10^5,
+# on cuda at both precisions, two workers with blocks of 10^4 toys each; the cpu at 10^3 + 10^3 for scale (blocks
+# of 500, so that both workers have one).
+toy_requests() {
+  for be in cuda/64b cuda/32b cpu/64b; do
+    id=toys_${be/\//_}
+    echo "{\"cmd\": \"load\", \"id\": \"$id\", \"synthetic\": [50, 249], \"backend\": \"${be%/*}\", \"precision\": \"${be#*/}\"}"
+    counts="10000 100000" block=10000
+    [ "${be%/*}" = cpu ] && counts=1000 block=500
+    for n in $counts; do
+      echo "{\"cmd\": \"time\", \"id\": \"$id\", \"task\": \"toys\", \"ntoys\": $n, \"toy_batch\": $block, \"threads\": 2, \"seed\": 1, \"min_reps\": 1, \"max_reps\": 1, \"min_time\": 0, \"warmup\": false}"
+    done
+  done
+  echo '{"cmd": "quit"}'
+}
 : >"$RES/bench.log"
 FOUND_BENCH=0
 if [ -x "$BUILD/bin/hfcore_micro" ]; then
@@ -269,6 +285,8 @@ if [ -x "$BUILD/bin/hfcore_timer" ]; then
   section "hfcore_timer"
   timer_requests >"$BUILD/timer-requests.jsonl"
   bench_run hfcore_timer 120 sh -c "\"$BUILD/bin/hfcore_timer\" <\"$BUILD/timer-requests.jsonl\""
+  toy_requests >"$BUILD/toy-requests.jsonl"
+  bench_run hfcore_timer_toys 200 sh -c "\"$BUILD/bin/hfcore_timer\" <\"$BUILD/toy-requests.jsonl\""
 fi
 for b in $(find "$BUILD/bin" -maxdepth 1 -type f -executable -name '*bench*' 2>/dev/null | sort); do
   FOUND_BENCH=1
@@ -280,15 +298,21 @@ else
   # each hfcore_timer answer as backend, task, median seconds.
   grep -E '^[A-Za-z_]+/.*/cuda/(32|64)b ' "$RES/bench.log" | cut -c1-110 | head -30
   if [ -s "$BUILD/timer-requests.jsonl" ] && command -v python3 >/dev/null; then
-    python3 - "$BUILD/timer-requests.jsonl" "$RES/bench.log" <<'PY'
-import json, sys
-reqs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-lines = open(sys.argv[2]).read().split("----- hfcore_timer", 1)[-1].splitlines()
-answers = [json.loads(l) for l in lines if l.startswith("{")]
-for q, a in zip(reqs, answers):
-    what = q["id"] + " " + (q["cmd"] if q["cmd"] != "time" else q["task"] + (" k=%d" % q["k"] if "k" in q else ""))
-    print("timer %-28s %s" % (what, ("median %.3g s" % a["median"]) if "median" in a else
-          ("load %.2f s" % a["seconds"]) if "seconds" in a else a.get("error", "ok")))
+    python3 - "$RES/bench.log" "hfcore_timer:" "$BUILD/timer-requests.jsonl" "hfcore_timer_toys:" \
+      "$BUILD/toy-requests.jsonl" <<'PY'
+import json, os, sys
+log = open(sys.argv[1]).read()
+for marker, requests in zip(sys.argv[2::2], sys.argv[3::2]):
+    if not os.path.exists(requests) or "----- " + marker not in log:
+        continue
+    reqs = [json.loads(l) for l in open(requests) if l.strip()]
+    lines = log.split("----- " + marker, 1)[1].split("\n----- ", 1)[0].splitlines()
+    answers = [json.loads(l) for l in lines if l.startswith("{")]
+    for q, a in zip(reqs, answers):
+        what = q["id"] + " " + (q["cmd"] if q["cmd"] != "time" else q["task"] + (" k=%d" % q["k"] if "k" in q else "")
+                                + (" n=%d+%d" % (q["ntoys"], q["ntoys"]) if "ntoys" in q else ""))
+        print("timer %-34s %s" % (what, ("median %.3g s" % a["median"]) if "median" in a else
+              ("load %.2f s" % a["seconds"]) if "seconds" in a else a.get("error", "ok")))
 PY
   fi
 fi
