@@ -1,6 +1,7 @@
-// Matrix products of the cpu plugin: OpenBLAS GEMM for float types, exact loops for integers.
-#include <cblas.h>
-
+// Matrix products of the cpu plugin. Every element of a product is summed over the inner dimension in one fixed
+// order, whatever the number of rows, the batch, the threads or the CPU: a point's likelihood computed through
+// the fallback path (rows of a product) must not depend on the other points in the call, and BLAS libraries
+// pick kernels (and so summation orders) by matrix shape and CPU.
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -13,35 +14,42 @@ using i64 = std::int64_t;
 
 namespace {
 
+// Rows handled together: they share each load of a row of b; each still sums in its own fixed order.
+constexpr i64 kRowBlock = 4;
+
+// c[i, :] = sum over p = 0, 1, ..., k-1 of a[i, p] * b[p, :], accumulated in Acc in that order. This file is
+// compiled without floating-point contraction (CMakeLists.txt), so a * b + c is two roundings on every CPU.
+template <class T, class Acc>
+void rows_times_matrix(i64 m, i64 n, i64 k, const T* a, const T* b, T* c) {
+    std::vector<Acc> acc(static_cast<std::size_t>(kRowBlock * n));
+    for (i64 i0 = 0; i0 < m; i0 += kRowBlock) {
+        const i64 rows = std::min(kRowBlock, m - i0);
+        std::fill(acc.begin(), acc.end(), Acc{0});
+        for (i64 p = 0; p < k; ++p) {
+            const T* brow = b + p * n;
+            for (i64 r = 0; r < rows; ++r) {
+                const Acc av = static_cast<Acc>(a[(i0 + r) * k + p]);
+                Acc* out = acc.data() + r * n;
+                for (i64 j = 0; j < n; ++j) out[j] += av * static_cast<Acc>(brow[j]);
+            }
+        }
+        for (i64 r = 0; r < rows; ++r)
+            for (i64 j = 0; j < n; ++j) c[(i0 + r) * n + j] = convert<T>(acc[static_cast<std::size_t>(r * n + j)]);
+    }
+}
+
 template <class T>
 void gemm(i64 m, i64 n, i64 k, const T* a, const T* b, T* c) {
-    if constexpr (std::is_same_v<T, double>) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-                    static_cast<int>(k), 1.0, a, static_cast<int>(std::max<i64>(k, 1)), b,
-                    static_cast<int>(std::max<i64>(n, 1)), 0.0, c, static_cast<int>(std::max<i64>(n, 1)));
-    } else if constexpr (std::is_same_v<T, float>) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-                    static_cast<int>(k), 1.0f, a, static_cast<int>(std::max<i64>(k, 1)), b,
-                    static_cast<int>(std::max<i64>(n, 1)), 0.0f, c, static_cast<int>(std::max<i64>(n, 1)));
+    if constexpr (std::is_floating_point_v<T>) {
+        // float products accumulate in double: the NLL's gradient in 32b goes through these sums.
+        rows_times_matrix<T, double>(m, n, k, a, b, c);
     } else {
-        // Integers (and bool as 0/1 with or-and semantics): i-k-j loops, exact.
-        using Acc = std::int64_t;
-        std::vector<Acc> row(static_cast<std::size_t>(n));
-        for (i64 i = 0; i < m; ++i) {
-            std::fill(row.begin(), row.end(), Acc{0});
-            for (i64 p = 0; p < k; ++p) {
-                const Acc av = static_cast<Acc>(a[i * k + p]);
-                if (av == 0) continue;
-                const T* brow = b + p * n;
-                for (i64 j = 0; j < n; ++j) row[j] += av * static_cast<Acc>(brow[j]);
-            }
-            for (i64 j = 0; j < n; ++j) c[i * n + j] = convert<T>(row[j]);
-        }
+        // Integers (and bool as 0/1 with or-and semantics through convert): exact in 64 bits.
+        rows_times_matrix<T, std::int64_t>(m, n, k, a, b, c);
     }
 }
 
 }  // namespace
-
 void CpuBackend::k_matmul(const Tensor& a, const Tensor& b, std::int64_t batch, std::int64_t m, std::int64_t k,
                           std::int64_t n, bool a_batched, bool b_batched, Tensor& out) {
     if (batch == 0 || m == 0 || n == 0) return;

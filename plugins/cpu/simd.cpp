@@ -1,7 +1,7 @@
 #include "simd.hpp"
 
 #include <cstdlib>
-#include <cstring>
+#include <string>
 
 #include "math.hpp"
 
@@ -25,28 +25,68 @@ namespace {
 
 enum class Level { baseline, avx2, avx512 };
 
-// The CPU's level, or a lower one named by HFCORE_CPU_SIMD (avx2, baseline): to measure on one machine what
-// machines without AVX-512 or AVX2 get.
-Level level() {
-#if HF_CPU_LEVELS
-    static const Level l = [] {
-        __builtin_cpu_init();
-        Level cpu = Level::baseline;
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
-            cpu = Level::avx512;
-        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-            cpu = Level::avx2;
-        const char* cap = std::getenv("HFCORE_CPU_SIMD");
-        if (cap && std::strcmp(cap, "baseline") == 0) return Level::baseline;
-        if (cap && std::strcmp(cap, "avx2") == 0 && cpu == Level::avx512) return Level::avx2;
-        return cpu;
-    }();
-    return l;
-#else
-    return Level::baseline;
-#endif
+const char* name_of(Level l) {
+    switch (l) {
+        case Level::avx512: return "avx512";
+        case Level::avx2: return "avx2";
+        default: return "baseline";
+    }
 }
+
+Level cpu_level() {
+#if HF_CPU_LEVELS
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+        return Level::avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Level::avx2;
+#endif
+    return Level::baseline;
+}
+
+// The level the kernels run at: the CPU's, or the lower one named by HFCORE_CPU_SIMD (avx512, avx2, baseline),
+// which lets one machine run what machines with less get. A name this CPU cannot run, or no level at all, is
+// refused (problem non-empty): a test run at a level it did not get would pass for the wrong reason.
+struct Choice {
+    Level level = Level::baseline;
+    Level cpu = Level::baseline;
+    bool capped = false;
+    std::string problem;
+};
+
+const Choice& choice() {
+    static const Choice c = [] {
+        Choice r;
+        r.cpu = r.level = cpu_level();
+        const char* cap = std::getenv("HFCORE_CPU_SIMD");
+        if (!cap || !*cap) return r;
+        const std::string want = cap;
+        Level asked;
+        if (want == "avx512") asked = Level::avx512;
+        else if (want == "avx2") asked = Level::avx2;
+        else if (want == "baseline") asked = Level::baseline;
+        else {
+            r.problem = "HFCORE_CPU_SIMD=" + want + " is not a vector level (avx512, avx2 or baseline)";
+            return r;
+        }
+#if !HF_CPU_LEVELS
+        if (asked != Level::baseline) {
+            r.problem = "HFCORE_CPU_SIMD=" + want + ": this build of the cpu plugin has the baseline level only";
+            return r;
+        }
+#endif
+        if (asked > r.cpu) {
+            r.problem = "HFCORE_CPU_SIMD=" + want + ": this CPU supports up to " + name_of(r.cpu);
+            return r;
+        }
+        r.capped = asked != r.cpu;
+        r.level = asked;
+        return r;
+    }();
+    return c;
+}
+
+Level level() { return choice().level; }
 
 // 64 bytes of R as 64 / NB vectors of the level's native width NB (64 on AVX-512, 32 on AVX2, 16 below), each
 // a vector of GCC's vector extension aligned only to the element, as rows of C start anywhere. Every level
@@ -280,14 +320,24 @@ HF_CPU_ENTRY(bool, code4_poly,
              (par, par_idx, coef, n, f, df), code4_poly_n)
 
 bool worthwhile(std::size_t dense, std::size_t nonzeros) {
-    // A sparse entry costs about two cycles (index and gather loads); a dense one an eighth (AVX-512) or a
-    // quarter (AVX2) of a cycle. Baseline SSE2 gains nothing.
+    // A sparse entry costs about two cycles (index and gather loads), a dense one a fraction of a cycle on
+    // AVX2 and AVX-512. One threshold for both, so that the two levels take the same path and give the same
+    // bits (their dense kernels compute the same lanes in the same order, with FMA): machines with and without
+    // AVX-512 reproduce each other's toys. Baseline SSE2 has no FMA and gains nothing from the dense path.
     if (dense > (std::size_t{1} << 22)) return false;
-    switch (level()) {
-        case Level::avx512: return dense <= 12 * nonzeros;
-        case Level::avx2: return dense <= 6 * nonzeros;
-        default: return false;
-    }
+    return level() != Level::baseline && dense <= 8 * nonzeros;
 }
+
+const char* level_name() { return name_of(level()); }
+
+std::string level_description() {
+    const Choice& c = choice();
+    if (!c.problem.empty()) return c.problem;
+    std::string d = std::string("vector level ") + name_of(c.level);
+    if (c.capped) d += std::string(" (HFCORE_CPU_SIMD; the CPU has ") + name_of(c.cpu) + ")";
+    return d;
+}
+
+const std::string& level_problem() { return choice().problem; }
 
 }  // namespace hf::cpu::simd

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace hf::cpu::simd {
 
@@ -15,6 +16,16 @@ namespace hf::cpu::simd {
 constexpr std::size_t kPad = 16;
 
 inline std::size_t padded(std::size_t n) { return (n + kPad - 1) / kPad * kPad; }
+
+// The vector level the kernels run at ("avx512", "avx2", "baseline"), and a line saying it and whether
+// HFCORE_CPU_SIMD capped it. level_problem() is non-empty when HFCORE_CPU_SIMD names a level this CPU or build
+// cannot run, or no level: the plugin then refuses to create a backend, saying so.
+const char* level_name();
+std::string level_description();
+const std::string& level_problem();
+
+// Results are bit-identical at the avx512 and avx2 levels (the same paths, lanes and fused multiply-adds);
+// the baseline level (no FMA) differs from them in the last bits.
 
 // True when `dense` multiply-adds over stored zeros and non-zeros are expected to beat `nonzeros` sparse ones
 // on this CPU.
