@@ -211,7 +211,7 @@ def writexml(spec, specdir, data_rootdir, resultprefix):
             indent(channel)
             with open(channelfile, "w", encoding="utf-8") as out:
                 out.write("<!DOCTYPE Channel SYSTEM '../HistFactorySchema.dtd'>\n\n")
-                out.write(ET.tostring(channel, encoding="unicode"))
+                out.write(ET.tostring(channel, encoding="unicode") + "\n")
             ET.SubElement(combination, "Input").text = channelfile
     _ROOT_DATA_FILE = None
 
@@ -219,4 +219,5 @@ def writexml(spec, specdir, data_rootdir, resultprefix):
     for measurement in spec["measurements"]:
         combination.append(build_measurement(measurement, types))
     indent(combination)
-    return b"<!DOCTYPE Combination  SYSTEM 'HistFactorySchema.dtd'>\n\n" + ET.tostring(combination, encoding="utf-8")
+    doctype = b"<!DOCTYPE Combination  SYSTEM 'HistFactorySchema.dtd'>\n\n"
+    return doctype + ET.tostring(combination, encoding="utf-8") + b"\n"

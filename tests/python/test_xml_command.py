@@ -5,6 +5,7 @@ import json
 import pathlib
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -88,7 +89,12 @@ def test_xml2json_json2xml_like_pyhf(tmp_path):
         if name.endswith(".xml"):
             theirs = files["pyhf"][name].read_text().replace(str(tmp_path / "pyhf"), "OUT")
             ours = files["hfcore"][name].read_text().replace(str(tmp_path / "hfcore"), "OUT")
-            assert ours == theirs, name
+            head_o, _, body_o = ours.partition("\n")
+            head_t, _, body_t = theirs.partition("\n")
+            assert head_o == head_t, name
+            assert ET.canonicalize(body_o, strip_text=True) == ET.canonicalize(body_t, strip_text=True), name
+        else:
+            assert files["hfcore"][name].read_bytes() != b"", name
 
     # The written XML read back by the command, with the patched data.
     r = run("hfcore", "xml2json", tmp_path / "hfcore" / "FitConfig.xml", "--hide-progress")

@@ -26,7 +26,7 @@ MOCKED = "tests/test_import/"
 # Where hfcore's error is clearer than pyhf's: config -> (pyhf's exception, hfcore's, a part of hfcore's message).
 CLEARER = {
     "validation/xmlimport_input/config/examples/example_ShapeSys2D.xml":
-        ("TypeError", "ValueError", "histogram bkg1ShapeError has 2 dimensions"),
+        ("TypeError", "ValueError", "ShapeSys2D.root: histogram data has 2 dimensions"),
 }
 
 
@@ -111,7 +111,7 @@ def test_measurement_settings_like_pyhf():
     top = ET.fromstring(
         "<Combination>"
         "<Measurement Name='A' Lumi='2.0' LumiRelErr='0.05'><POI> mu </POI>"
-        "<ParamSetting Const='True'>Lumi alpha_both  alpha_only</ParamSetting>"
+        "<ParamSetting Const='True'>Lumi alpha_both alpha_only</ParamSetting>"
         "<ParamSetting Val='2.5'>alpha_both</ParamSetting></Measurement>"
         "<Measurement Name='B' Lumi='1' LumiRelErr='0.1'><POI>mu</POI>"
         "<ParamSetting Val='3'>alpha_both</ParamSetting></Measurement>"
@@ -122,6 +122,9 @@ def test_measurement_settings_like_pyhf():
     ours = hfcore.readxml.process_measurements(top, other_parameter_configs=others)
     theirs = pyhf.readxml.process_measurements(top, other_parameter_configs=others)
     assert json.dumps(ours) == json.dumps(theirs)
+    # Names split at any whitespace (pyhf splits at single spaces: two make a parameter named "").
+    top.find("Measurement/ParamSetting").text = " Lumi\n alpha_both  alpha_only "
+    assert json.dumps(hfcore.readxml.process_measurements(top, other_parameter_configs=others)) == json.dumps(theirs)
     with pytest.raises(ValueError, match="gamma_bin_0"):
         hfcore.readxml.process_measurements(ET.fromstring(
             "<Combination><Measurement Name='A' Lumi='1' LumiRelErr='0.1'><POI>mu</POI>"
