@@ -12,8 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-# The C++ command line, installed with the package (python/CMakeLists.txt).
-_BINARY = Path(__file__).parent / "bin" / "hfcore"
+# The C++ command line: installed with the package (python/CMakeLists.txt), or in a build tree
+# (build/<preset>/python/hfcore beside build/<preset>/bin).
+_PACKAGE = Path(__file__).resolve().parent
+_CANDIDATES = (_PACKAGE / "bin" / "hfcore", _PACKAGE.parent.parent / "bin" / "hfcore")
 
 _PYTHON_COMMANDS = {
     "xml2json": "HistFactory XML + ROOT files to a pyhf JSON workspace (pyhf xml2json)",
@@ -130,17 +132,18 @@ def main(argv=None):
         except _INPUT_ERRORS as e:
             print(f"hfcore {argv[0]}: error: {e}", file=sys.stderr)
             return 2
-    if not _BINARY.is_file():
-        print(f"hfcore: the command line binary is missing from the package ({_BINARY}); reinstall hfcore",
+    binary = next((str(c) for c in _CANDIDATES if c.is_file()), None)
+    if binary is None:
+        print(f"hfcore: the command line binary is missing from the package ({_CANDIDATES[0]}); reinstall hfcore",
               file=sys.stderr)
         return 3
     if not argv or argv[0] in ("-h", "--help"):
         # The binary's help, then the commands it does not know of.
-        rc = subprocess.run([str(_BINARY), *argv]).returncode
+        rc = subprocess.run([binary, *argv]).returncode
         print(_python_help())
         return rc
     sys.stdout.flush()
-    os.execv(_BINARY, [str(_BINARY), *argv])
+    os.execv(binary, [binary, *argv])
 
 
 if __name__ == "__main__":

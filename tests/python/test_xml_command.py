@@ -106,7 +106,12 @@ def test_xml2json_mounts_and_bad_input(tmp_path):
     data = PYHF_PEERS / "tests" / "test_scripts" / "xmlimport_absolutePaths"
     r = run("hfcore", "xml2json", "--hide-progress", "-v", f"{data}:/absolute/path/to",
             "--output-file", tmp_path / "ws.json", data / "config" / "example.xml")
-    assert r.returncode == 0, r.stderr
+    # The channel file names its ROOT file under a second path: a clear error until it is mounted too.
+    assert r.returncode == 2 and "/another/absolute/path/to/data/example.root" in r.stderr
+    r = run("hfcore", "xml2json", "--hide-progress", "-v", f"{data}:/absolute/path/to",
+            "-v", f"{data}:/another/absolute/path/to", "--output-file", tmp_path / "ws.json",
+            data / "config" / "example.xml")
+    assert r.returncode == 0 and r.stdout == "" and r.stderr == "", r.stderr
     assert [c["name"] for c in json.loads((tmp_path / "ws.json").read_text())["channels"]] == ["channel1"]
 
     r = run("hfcore", "xml2json", "--hide-progress", "-v", f"{data}::/absolute/path/to", data / "config" / "example.xml")
