@@ -28,6 +28,8 @@ from .workspace import Workspace  # noqa: E402
 from .patchset import PatchSet  # noqa: E402
 from . import patchset, pdf, simplemodels, tensor, utils, workspace  # noqa: E402
 from . import infer  # noqa: E402
+from . import readxml  # noqa: E402  (uproot is imported when a ROOT file is first read)
+from . import writexml  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -45,12 +47,14 @@ __all__ = [
     "optimizer",
     "patchset",
     "pdf",
+    "readxml",
     "set_backend",
     "simplemodels",
     "tensor",
     "tensorlib",
     "utils",
     "workspace",
+    "writexml",
 ]
 
 

@@ -14,8 +14,9 @@ rm -rf "$venv"
 # nanobind: test_package.py checks the .pyi stubs against nanobind's stubgen.
 "$venv/bin/pip" install --quiet "numpy>=1.21" "pytest>=7" "pyhf==0.7.6" nanobind
 t0=$SECONDS
-# With the plot extra (matplotlib, mplhep, scipy): tests/python/test_plot.py renders every plot kind.
-"$venv/bin/pip" install --quiet "$root[plot]"
+# With the plot extra (matplotlib, mplhep, scipy): tests/python/test_plot.py renders every plot kind; with the
+# xml extra (uproot): tests/python/test_xml_*.py read and write HistFactory XML + ROOT files.
+"$venv/bin/pip" install --quiet "$root[plot,xml]"
 echo "30-python: pip install of the clone took $((SECONDS - t0)) s"
 cd "$root/tests/python"
 # The installed package, not python/hfcore/ of the clone (which has no compiled part), is what gets imported.
