@@ -4,6 +4,7 @@
 #include <string>
 
 #include "backend.hpp"
+#include "simd.hpp"
 #include "hfcore/plugin/abi.hpp"
 
 namespace hf::cpu {
@@ -18,7 +19,8 @@ PluginProbe probe() {
     d.name = cpu_model_name();
     d.fp64 = true;
     d.fp32 = true;
-    d.detail = std::to_string(cpu_threads()) + " hardware threads; BLAS: " + openblas_get_config();
+    d.detail = std::to_string(cpu_threads()) + " hardware threads; vector level: " + simd::level_name() +
+               "; BLAS: " + openblas_get_config();
     p.devices.push_back(std::move(d));
     return p;
 }

@@ -290,4 +290,13 @@ bool worthwhile(std::size_t dense, std::size_t nonzeros) {
     }
 }
 
+const char* level_name() {
+    switch (level()) {
+        case Level::avx512: return "avx512";
+        case Level::avx2: return "avx2";
+        case Level::baseline: break;
+    }
+    return "baseline";
+}
+
 }  // namespace hf::cpu::simd

@@ -11,6 +11,11 @@
 
 namespace hf::cpu::simd {
 
+// The vector level the entry points below run at, as HFCORE_CPU_SIMD names it: "avx512", "avx2" or "baseline"
+// (the CPU's, or the lower one HFCORE_CPU_SIMD asked for). Reported in the device detail of `hfcore backends`,
+// so a run at a lower level can check that the level took effect.
+const char* level_name();
+
 // Row stride multiple: matrices and weight vectors are zero-padded to it.
 constexpr std::size_t kPad = 16;
 

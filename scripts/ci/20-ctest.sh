@@ -28,6 +28,16 @@ rc=${PIPESTATUS[0]}
 set -e
 echo "20-ctest: ctest took $((SECONDS - t0)) s"
 
+# A tree configured without tests, or with a suite that lost its tests, must not pass: ctest's preset fails on none
+# (noTestsAction), and the count must reach a floor (1608 tests when this was written, less those added since).
+min_tests=1500
+n_tests=$(grep -oE 'tests? failed out of [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1 || true)
+if [ -z "$n_tests" ] || [ "$n_tests" -lt "$min_tests" ]; then
+    echo "20-ctest: ${n_tests:-no} tests ran, fewer than the floor of $min_tests" >&2
+    exit 1
+fi
+echo "20-ctest: $n_tests tests (floor $min_tests)"
+
 # CTest lists every test that did not run at the end: "  123 - Suite.Name/param (Skipped)".
 not_run=$(sed -n '/The following tests did not run:/,/^$/p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' || true)
 gpu=no
