@@ -289,7 +289,7 @@ TEST(Toys, ToyClsNearAsymptotics) {
 // hfcore's toys against pyhf's own (pyhf.infer.calculators.ToyCalculator, 2 x 4000 toys, its numpy random stream:
 // tests/reference/make_toy_fixtures.py) on the same model: the observed test statistic equal, the test
 // statistics of each hypothesis from the same distribution (two-sample Kolmogorov-Smirnov at the 0.1% level),
-// and the tail fractions CLs_b and CL_b within 4 standard errors of both toy sets.
+// and the tail fractions CLs_b and CL_b and their ratio CLs within 4 standard errors of both toy sets.
 TEST(Toys, ToyDistributionAgreesWithPyhfToys) {
     ToyModel t = toy_model();
     const double mu = t.ref["mu_test"].as_double();
@@ -319,6 +319,12 @@ TEST(Toys, ToyDistributionAgreesWithPyhfToys) {
     };
     check("CLs_b", r.CLsb_obs, t.ref["CLsb_obs"].as_double());
     check("CL_b", r.CLb_obs, t.ref["CLb_obs"].as_double());
+    // CLs = CLs_b / CL_b: the relative errors of the two fractions add in quadrature, for each toy set.
+    const double sb = t.ref["CLsb_obs"].as_double(), b = t.ref["CLb_obs"].as_double(), cls = t.ref["CLs_obs"].as_double();
+    auto rel_sigma = [&](double k) { return std::hypot(binomial_sigma(sb, k) / sb, binomial_sigma(b, k) / b); };
+    const double tol = 4 * cls * std::hypot(rel_sigma(n), rel_sigma(m));
+    report_agreement("toys_pyhf model", "CLs - pyhf's toys (abs)", std::abs(r.obs - cls), tol);
+    EXPECT_NEAR(r.obs, cls, tol) << "CLs";
 }
 
 }  // namespace
