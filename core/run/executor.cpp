@@ -2,6 +2,7 @@
 // MPI the threads of every rank through rank 0's dealer), results kept by unit and journaled as they arrive.
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <thread>
 
 #include "hfcore/errors.hpp"
@@ -84,10 +85,28 @@ struct Ledger {
 
     // The next unit to compute, or -1 when none is left or a stop was asked for.
     long long take() {
+        hold_for_a_test();
         std::lock_guard<std::mutex> lock(mutex);
         if (stop_requested()) return -1;
         while (next < keys.size() && done[next]) ++next;
         return next < keys.size() ? static_cast<long long>(next++) : -1;
+    }
+
+    // HFCORE_TEST_HOLD_AFTER_UNITS=N (tests only): once N units are done, deal no more until a signal asks to stop,
+    // so a test that interrupts or kills a run knows the run cannot have finished first (tests/run).
+    void hold_for_a_test() {
+        static const long long hold_after = [] {
+            const char* v = std::getenv("HFCORE_TEST_HOLD_AFTER_UNITS");
+            return v && *v ? std::atoll(v) : -1LL;
+        }();
+        if (hold_after < 0) return;
+        for (;;) {
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                if (stop_requested() || static_cast<long long>(n_done) < hold_after || n_done == keys.size()) return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
     }
 
     void store(std::size_t unit, json::Value result) {

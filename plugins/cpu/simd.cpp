@@ -333,7 +333,7 @@ const char* level_name() { return name_of(level()); }
 std::string level_description() {
     const Choice& c = choice();
     if (!c.problem.empty()) return c.problem;
-    std::string d = std::string("vector level ") + name_of(c.level);
+    std::string d = std::string("vector level: ") + name_of(c.level);
     if (c.capped) d += std::string(" (HFCORE_CPU_SIMD; the CPU has ") + name_of(c.cpu) + ")";
     return d;
 }

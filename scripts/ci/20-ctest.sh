@@ -28,6 +28,24 @@ rc=${PIPESTATUS[0]}
 set -e
 echo "20-ctest: ctest took $((SECONDS - t0)) s"
 
+# A tree configured without tests, or with a suite that lost its tests, must not pass: ctest's preset fails on none
+# (noTestsAction), and the count must reach a floor: when this was written 1204 tests besides the CUDA ones, and
+# 404 CUDA tests where the cuda plugin is built (they skip without a GPU, but they must exist).
+min_other=1150
+min_cuda=380
+n_tests=$(grep -oE 'tests? failed out of [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1 || true)
+n_cuda=$(ctest --preset release -N 2>/dev/null | grep -Eci 'cuda' || true)
+n_other=$((${n_tests:-0} - ${n_cuda:-0}))
+if [ "$n_other" -lt "$min_other" ]; then
+    echo "20-ctest: ${n_tests:-no} tests ran, $n_other of them not CUDA tests: fewer than the floor of $min_other" >&2
+    exit 1
+fi
+if [ -e "$build/lib/libhfcore-backend-cuda.so" ] && [ "${n_cuda:-0}" -lt "$min_cuda" ]; then
+    echo "20-ctest: the cuda plugin is built but only ${n_cuda:-0} CUDA tests exist (floor $min_cuda)" >&2
+    exit 1
+fi
+echo "20-ctest: $n_tests tests ($n_other besides $n_cuda CUDA tests; floors $min_other and $min_cuda)"
+
 # CTest lists every test that did not run at the end: "  123 - Suite.Name/param (Skipped)".
 not_run=$(sed -n '/The following tests did not run:/,/^$/p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' || true)
 gpu=no

@@ -14,7 +14,7 @@ out=$build/vector-levels
 rm -rf "$out" && mkdir -p "$out"
 
 level_of() {  # the level the cpu plugin reports under HFCORE_CPU_SIMD=$1 ('' for the CPU's own)
-    HFCORE_CPU_SIMD="$1" "$cli" backends 2>&1 | grep -Eo 'vector level [a-z0-9]+' | head -n 1 | awk '{print $3}'
+    HFCORE_CPU_SIMD="$1" "$cli" backends 2>&1 | grep -Eo 'vector level: [a-z0-9]+' | head -n 1 | awk '{print $3}'
 }
 top=$(level_of "")
 case "$top" in

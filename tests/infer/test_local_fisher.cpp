@@ -51,8 +51,7 @@ AtAsimov at_asimov(const std::string& name) {
 // The largest |F^-1 (H e_j) - e_j| over the free components j (held ones must come out 0), where H is the
 // finite-difference Hessian plus the floor LocalFisher gives parameters without a constraint.
 // apply(free, q): q <- (H_FF)^-1 q_F, as the curvature under test gives it.
-template <class Apply>
-double worst_residual(AtAsimov& a, const std::vector<char>& free, Apply&& apply) {
+std::vector<double> floored_hessian(const AtAsimov& a) {
     const std::size_t n = a.p.nfree();
     const PackedLikelihood& pk = packed_likelihood(*a.c.model);
     std::vector<double> h = a.hessian;
@@ -62,6 +61,33 @@ double worst_residual(AtAsimov& a, const std::vector<char>& free, Apply&& apply)
                                      std::count(pk.pois_par.begin(), pk.pois_par.end(), par) > 0;
         if (!constrained) h[i * n + i] += infer::detail::LocalFisher::kMinCurvature;
     }
+    return h;
+}
+
+// What an apply() did to v, checked against the Hessian: H_FF applied = v_F and the held components 0. Returns
+// max |H_FF applied - v_F| / max |v_F|, so an apply() that left v as it was (or scaled it) gives a large value.
+double apply_residual(const AtAsimov& a, const std::vector<char>& free, const std::vector<double>& v,
+                      const std::vector<double>& applied) {
+    const std::size_t n = a.p.nfree();
+    const std::vector<double> h = floored_hessian(a);
+    double worst = 0, scale = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!free[i]) {
+            if (applied[i] != 0.0) return HUGE_VAL;
+            continue;
+        }
+        double hq = 0;
+        for (std::size_t j = 0; j < n; ++j) hq += free[j] ? h[i * n + j] * applied[j] : 0.0;
+        worst = std::max(worst, std::fabs(hq - v[i]));
+        scale = std::max(scale, std::fabs(v[i]));
+    }
+    return worst / scale;
+}
+
+template <class Apply>
+double worst_residual(AtAsimov& a, const std::vector<char>& free, Apply&& apply) {
+    const std::size_t n = a.p.nfree();
+    const std::vector<double> h = floored_hessian(a);
     double worst = 0;
     for (std::size_t j = 0; j < n; ++j) {
         if (!free[j]) continue;
@@ -175,6 +201,8 @@ TEST(LocalFisher, ItsFormIsThatOfTheInverseItApplies) {
         const std::vector<double> v = probe(n, 0.3), q0 = probe(n, 1.1);
         std::vector<double> applied = v, q = q0, q_alone = q0;
         ASSERT_TRUE(taken[0].apply(free->data(), applied.data()));
+        // what it returned true for: applied = (H_FF)^-1 v_F
+        EXPECT_LT(apply_residual(a, *free, v, applied), 1e-7);
         double form = 0.0;
         ASSERT_TRUE(taken[0].apply_with_form(free->data(), q.data(), v.data(), form));
         ASSERT_TRUE(taken[0].apply(free->data(), q_alone.data()));
@@ -226,6 +254,7 @@ TEST(InverseHessian, ItsFormsAreThoseOfTheInverseItApplies) {
             }
             std::vector<double> mv = v[t];
             ASSERT_TRUE(h0.apply(free[t], mv.data()));
+            EXPECT_LT(apply_residual(a, t == 2 ? some : all, v[t], mv), 1e-7) << name << ", vector " << t;
             const double want = masked_dot(v[t], mv, t == 2 ? some : all);
             EXPECT_GT(forms[t], 0.0) << name << ", vector " << t;
             EXPECT_NEAR(forms[t], want, 1e-10 * std::fabs(want)) << name << ", vector " << t;

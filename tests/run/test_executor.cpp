@@ -220,7 +220,16 @@ TEST(AtomicFile, ReplacesWholeAndChecksWritableBeforeWork) {
     EXPECT_THROW(run::check_writable((dir / "no" / "such" / "dir.json").string()), InputError);
     EXPECT_THROW(run::check_writable(dir.string()), InputError);  // a folder in the way
     EXPECT_THROW(run::write_file_atomic((dir / "no" / "x.json").string(), "x"), InputError);
-    if (::geteuid() != 0) {  // root writes anywhere
+    // Folders nobody may create a file in, root included (CI runs as root, which a chmod does not stop): a
+    // "folder" that is a regular file, and sysfs, which has no way to create a file whatever the permissions.
+    run::write_file_atomic((dir / "plain").string(), "a file, not a folder");
+    EXPECT_THROW(run::check_writable((dir / "plain" / "x.json").string()), InputError);
+    EXPECT_THROW(run::write_file_atomic((dir / "plain" / "x.json").string(), "x"), InputError);
+    ASSERT_TRUE(fs::is_directory("/sys"));
+    EXPECT_THROW(run::check_writable("/sys/hfcore-check-writable.json"), InputError);
+    EXPECT_THROW(run::write_file_atomic("/sys/hfcore-check-writable.json", "x"), InputError);
+    // A folder without write permission stops only other users (root writes anywhere).
+    if (::geteuid() != 0) {
         fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
         EXPECT_THROW(run::check_writable((dir / "x.json").string()), InputError);
         fs::permissions(dir, fs::perms::owner_all);

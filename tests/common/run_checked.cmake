@@ -1,0 +1,48 @@
+# A CTest test that checks a program's exit status as well as its output (CTest's PASS_REGULAR_EXPRESSION alone
+# ignores the exit status), and for a GoogleTest program that its filter selected tests.
+#   cmake [-DFIRST=<program;args...> -DFIRST_EXPECT=<regex>] -DCOMMAND=<program;args...> [-DEXPECT=<regex;...>]
+#         [-DMIN_GTESTS=N] -P run_checked.cmake
+# FIRST     a program run before COMMAND, under the same environment, that must exit 0 with output matching
+#           FIRST_EXPECT (e.g. `hfcore backends` naming the vector level COMMAND is meant to run at)
+# COMMAND   the program and its arguments (a CMake list)
+# EXPECT    regular expressions the output (stdout + stderr) must each match
+# MIN_GTESTS  for a GoogleTest program: at least this many tests must have run and passed, none skipped (a filter
+#           that matches nothing runs 0 tests and exits 0)
+if(NOT COMMAND)
+  message(FATAL_ERROR "run_checked.cmake: no COMMAND")
+endif()
+if(FIRST)
+  execute_process(COMMAND ${FIRST} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "run_checked: '${FIRST}' exited with ${rc}")
+  endif()
+  if(NOT "${out}${err}" MATCHES "${FIRST_EXPECT}")
+    message(FATAL_ERROR "run_checked: the output of '${FIRST}' does not match '${FIRST_EXPECT}'")
+  endif()
+endif()
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+message("${all}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "run_checked: '${COMMAND}' exited with ${rc}")
+endif()
+foreach(re IN LISTS EXPECT)
+  if(NOT all MATCHES "${re}")
+    message(FATAL_ERROR "run_checked: the output of '${COMMAND}' does not match '${re}'")
+  endif()
+endforeach()
+if(DEFINED MIN_GTESTS)
+  if(NOT all MATCHES "\\[  PASSED  \\] ([0-9]+) test")
+    message(FATAL_ERROR "run_checked: no GoogleTest summary in the output of '${COMMAND}'")
+  endif()
+  set(passed ${CMAKE_MATCH_1})
+  if(passed LESS MIN_GTESTS)
+    message(FATAL_ERROR "run_checked: ${passed} tests passed, fewer than the ${MIN_GTESTS} expected (a filter that "
+                        "matches too little?)")
+  endif()
+  if(all MATCHES "\\[  SKIPPED \\] ([0-9]+) test")
+    message(FATAL_ERROR "run_checked: ${CMAKE_MATCH_1} tests skipped")
+  endif()
+  message("run_checked: ${passed} tests passed")
+endif()
