@@ -27,7 +27,11 @@ fs::path temp_path(const std::string& name) {
 
 std::vector<std::string> keys_of(std::size_t n) {
     std::vector<std::string> k;
-    for (std::size_t i = 0; i < n; ++i) k.push_back("u" + std::to_string(i));
+    for (std::size_t i = 0; i < n; ++i) {
+        std::string key = "u";  // appended, not "u" + ...: GCC 12 warns falsely (-Wrestrict) on the latter here
+        key += std::to_string(i);
+        k.push_back(std::move(key));
+    }
     return k;
 }
 
