@@ -28,6 +28,7 @@ from .workspace import Workspace  # noqa: E402
 from .patchset import PatchSet  # noqa: E402
 from . import patchset, pdf, simplemodels, tensor, utils, workspace  # noqa: E402
 from . import infer  # noqa: E402
+from . import compat, events, interpolators, modifiers, parameters, probability, schema  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -38,13 +39,20 @@ __all__ = [
     "__version__",
     "backend",
     "backends",
+    "compat",
     "default_backend",
+    "events",
     "exceptions",
     "get_backend",
     "infer",
+    "interpolators",
+    "modifiers",
     "optimizer",
     "patchset",
+    "parameters",
     "pdf",
+    "probability",
+    "schema",
     "set_backend",
     "simplemodels",
     "tensor",

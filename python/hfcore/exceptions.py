@@ -29,6 +29,7 @@ __all__ = [
     "InvalidWorkspaceOperation",
     "JsonPatchConflict",
     "PatchSetVerificationError",
+    "SchemaNotFound",
     "UnspecifiedPOI",
     "Unsupported",
 ]
@@ -59,6 +60,10 @@ class InvalidNameReuse(Exception):
 
 class InvalidSpecification(_Located, Exception):
     """A workspace, model, patch or patch set does not follow pyhf's JSON schema."""
+
+
+class SchemaNotFound(FileNotFoundError):
+    """A schema document (or schema version) that is not in the schema folder in use."""
 
 
 class InvalidPatchSet(_Located, Exception):

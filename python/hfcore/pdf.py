@@ -12,6 +12,8 @@ import numpy as np
 
 from . import _core
 from . import exceptions
+from ._pdf_distributions import _Distributions
+from .modifiers import _check_modifier_set
 
 __all__ = ["Model", "_ModelConfig"]
 
@@ -174,7 +176,8 @@ class _ModelConfig:
         return list(self._bounds)
 
     def suggested_fixed(self):
-        return list(self._fixed)
+        # From the paramsets, so that a change of param_set(name).suggested_fixed shows here, as in pyhf.
+        return [f for n in self._par_order for f in self.par_map[n]["paramset"].suggested_fixed]
 
     def par_slice(self, name):
         try:
@@ -202,7 +205,7 @@ class _ModelConfig:
         self._set_info(self._model._config_info())
 
 
-class Model(_core.Model):
+class Model(_Distributions, _core.Model):
     """A HistFactory model, as ``pyhf.Model``: built from a model spec ``{"channels": [...], "parameters":
     [...]}`` (or by ``Workspace.model``), compiled once onto a backend.
 
@@ -214,8 +217,7 @@ class Model(_core.Model):
 
     def __init__(self, spec, modifier_set=None, batch_size=None, validate=True, clip_sample_data=None,
                  clip_bin_data=None, **config_kwargs):
-        if modifier_set is not None:
-            raise exceptions.Unsupported("custom modifier sets are not supported by hfcore")
+        _check_modifier_set(spec, modifier_set)
         if clip_sample_data is not None or clip_bin_data is not None:
             raise exceptions.Unsupported("clip_sample_data / clip_bin_data are not supported by hfcore")
         self.batch_size = batch_size

@@ -9,6 +9,7 @@ import os
 
 from . import _core
 from . import exceptions
+from . import schema
 from .pdf import Model
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,9 @@ class Workspace(_ChannelSummaryMixin, dict):
             raise exceptions.Unsupported(f"Unsupported options were passed in: {list(config_kwargs.keys())}.")
         self._source = source
         self._semantic_error = None
+        if validate:
+            # pyhf's hook (tests and tools patch hfcore.schema.validate); the engine checks the schema again below.
+            schema.validate(spec, self.schema, version=self.version)
         try:
             self._cpp = _core.Workspace(spec, source)
         except exceptions.InvalidModel as e:
@@ -137,17 +141,21 @@ class Workspace(_ChannelSummaryMixin, dict):
                     f"no measurement by name '{measurement_name}' was found in the workspace, pick from one of "
                     f"the valid ones: {self.measurement_names}"
                 )
-            return self["measurements"][self.measurement_names.index(measurement_name)]
+            measurement = self["measurements"][self.measurement_names.index(measurement_name)]
+            schema.validate(measurement, "measurement.json", version=self.version)
+            return measurement
         if measurement_index is None and len(self.measurement_names) > 1:
             log.warning("multiple measurements defined. Taking the first measurement.")
         measurement_index = measurement_index if measurement_index is not None else 0
         try:
-            return self["measurements"][measurement_index]
+            measurement = self["measurements"][measurement_index]
         except IndexError:
             raise exceptions.InvalidMeasurement(
                 f"The measurement index {measurement_index} is out of bounds as only "
                 f"{len(self.measurement_names)} measurement(s) have been defined."
             ) from None
+        schema.validate(measurement, "measurement.json", version=self.version)
+        return measurement
 
     def model(self, measurement_name=None, measurement_index=None, patches=None, **config_kwargs):
         """The model of a measurement, with ``patches`` (JSON patches or pyhf/hfcore Patch objects) applied to
