@@ -110,7 +110,7 @@ class Simultaneous:
     component."""
 
     def __init__(self, pdfobjs, tensorview, batch_size=None):
-        self.tv = tensorview if hasattr(tensorview, "stitch") else _Stitcher(tensorview)
+        self.tv = tensorview if tensorview is None or hasattr(tensorview, "stitch") else _Stitcher(tensorview)
         self._pdfobjs = pdfobjs
         self.batch_size = batch_size
 

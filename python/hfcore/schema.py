@@ -86,13 +86,16 @@ def _validate_custom(spec, schema_name, version):
         ) from None
     schema = load_schema(f"{version}/{schema_name}")
     folder = pathlib.Path(variables.schemas) / version
-    store = {}
-    for file in folder.glob("*.json"):
-        doc = load_schema(f"{version}/{file.name}")
-        store[doc.get("$id", file.name)] = doc
-        store[file.name] = doc
-    resolver = jsonschema.RefResolver(base_uri=schema.get("$id", folder.as_uri() + "/"), referrer=schema,
-                                      store=store)
+
+    def read_local(uri):
+        # $refs resolve to files of the schema folder (relative $ids can double the version folder in the URI:
+        # the file name is what counts); never a network fetch.
+        name = uri.split("#")[0].rsplit("/", 1)[-1]
+        with open(folder / name, encoding="utf-8") as f:
+            return json.load(f)
+
+    resolver = jsonschema.RefResolver(base_uri=folder.as_uri() + "/", referrer=schema,
+                                      handlers={"file": read_local, "http": read_local, "https": read_local})
     try:
         jsonschema.Draft6Validator(schema, resolver=resolver).validate(spec)
     except jsonschema.ValidationError as err:
@@ -117,6 +120,14 @@ def validate(spec, schema_name, *, version=None, allow_tensors=True):
         return None
     _validate_custom(doc, schema_name, version)
     return None
+
+
+def _for_engine(doc):
+    """The document as the engine reads it: with a custom schema folder in use (which validated it), its
+    "version" is that folder's and the engine, which reads pyhf's 1.0.0 structure, is given 1.0.0."""
+    if pathlib.Path(variables.schemas) == _BUILTIN or not isinstance(doc, dict) or "version" not in doc:
+        return doc
+    return {**doc, "version": variables.SCHEMA_VERSION}
 
 
 class _SchemaModule(types.ModuleType):

@@ -300,6 +300,11 @@ class _NoAutodiffBackend(exceptions.InvalidBackend, exceptions.ImportBackendErro
 _AUTODIFF = ("pytorch_backend", "jax_backend", "tensorflow_backend")
 
 
+# pyhf's tuples of the array types (and element types) of every backend it has: numpy's, here.
+array_types = (np.ndarray,)
+array_subtypes = (np.number,)
+
+
 def __getattr__(name):
     # pyhf's tensor names resolved on use, as pyhf's lazy backend retriever does: numpy_backend needs numpy (a
     # test may hide it), the autodiff backends are not in hfcore.
@@ -409,6 +414,8 @@ def set_backend(backend, custom_optimizer=None, precision=None, default=False, d
     optimizer = hfcore_optimizer() if custom_optimizer is None else _optimizer_from(custom_optimizer)
     tensorlib = backend if isinstance(backend, _NumpyBackend) and backend.backend is b else _NumpyBackend._on(b)
     _core.set_default_backend(b)
+    if _state["current"][0] is not tensorlib:
+        tensorlib._setup()
     _state["current"] = [tensorlib, optimizer]
     if default:
         _state["default"] = [tensorlib, optimizer]

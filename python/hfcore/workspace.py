@@ -103,7 +103,7 @@ class Workspace(_ChannelSummaryMixin, dict):
             # pyhf's hook (tests and tools patch hfcore.schema.validate); the engine checks the schema again below.
             schema.validate(spec, self.schema, version=self.version)
         try:
-            self._cpp = _core.Workspace(spec, source)
+            self._cpp = _core.Workspace(schema._for_engine(spec), source)
         except exceptions.InvalidModel as e:
             # Valid for the schema; pyhf reports semantic problems when a model or the data are built.
             self._cpp = None

@@ -122,7 +122,9 @@ def pytest_runtest_makereport(item, call):
         exc = call.excinfo.value
         backend_error = isinstance(exc, (pyhf.exceptions.InvalidBackend, pyhf.exceptions.ImportBackendError,
                                          ImportError))
-        if backend_error and _AUTODIFF_MESSAGE.search(str(exc)):
+        # pyhf's tests of hiding a framework look it up in sys.modules first (KeyError where it is not there).
+        missing_framework = isinstance(exc, KeyError) and exc.args and exc.args[0] in AUTODIFF_MODULES
+        if (backend_error and _AUTODIFF_MESSAGE.search(str(exc))) or missing_framework:
             report.outcome = "skipped"
             report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {AUTODIFF_REASON}: {exc}")
 
@@ -253,9 +255,32 @@ def interpcode(request):
     yield request.param
 
 
+def _link_target(file):
+    """The file a git symlink points to, where the checkout holds the link as a one-line text file with the
+    relative path (pyhf's tests/test_patchset/patchset_good.json -> ../test_schema/patchset_good.json)."""
+    if file.stat().st_size > 512:
+        return None
+    try:
+        text = file.read_text(encoding="utf-8").strip()
+    except UnicodeDecodeError:
+        return None
+    if "\n" in text or not text.startswith(".."):
+        return None
+    target = (file.parent / text).resolve()
+    return target if target.is_file() else None
+
+
 @pytest.fixture(scope="function")
 def datadir(tmp_path, request):
+    """The test module's data folder copied into tmp_path, writable (the shared copy is read-only), with git
+    symlinks resolved to their targets' contents."""
     test_dir = pathlib.Path(request.module.__file__).with_suffix("")
     if test_dir.is_dir():
-        shutil.copytree(test_dir, tmp_path, dirs_exist_ok=True)
+        for src in test_dir.rglob("*"):
+            dst = tmp_path / src.relative_to(test_dir)
+            if src.is_dir():
+                dst.mkdir(parents=True, exist_ok=True)
+            else:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(_link_target(src) or src, dst)
     return tmp_path
