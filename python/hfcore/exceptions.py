@@ -90,8 +90,16 @@ class InvalidModel(_Located, Exception):
     """The specification is valid JSON for the schema but not a valid model (pyhf's semantic rules)."""
 
 
+class _NameReuse(InvalidModel, InvalidNameReuse):
+    """A parameter name shared by modifiers that cannot share it: pyhf's InvalidNameReuse, and an InvalidModel."""
+
+
 class InvalidModifier(_Located, Exception):
     """An unknown modifier type."""
+
+
+class _ModifierData(InvalidModel, InvalidModifier):
+    """Modifier data that do not fit their sample (bin counts): pyhf's InvalidModifier, and an InvalidModel."""
 
 
 class InvalidInterpCode(Exception):

@@ -50,17 +50,21 @@ histfactory_set = {t: _pair(t, _OP_CODES[t]) for t in _TYPES}
 histosys, lumi, normfactor, normsys, shapefactor, shapesys, staterror = (histfactory_set[t] for t in _TYPES)
 
 
-def _check_modifier_set(spec, modifier_set):
-    """Unsupported when the spec uses a modifier type outside hfcore's (a custom modifier), or one whose entry
-    in ``modifier_set`` is not hfcore's own (a replaced builder)."""
-    if modifier_set is None:
-        return
+def _check_modifier_set(spec, modifier_set, validate=True):
+    """Before the engine builds a model: Unsupported when the spec uses a modifier type of ``modifier_set``
+    outside hfcore's (a custom modifier) or replaced there; with ``validate=False`` (pyhf then skips the schema
+    and reports an unknown type when building) InvalidModifier for a type no modifier set has."""
+    known = histfactory_set if modifier_set is None else modifier_set
     used = {m.get("type") for c in spec.get("channels", []) for s in c.get("samples", [])
             for m in s.get("modifiers", []) if isinstance(m, dict)}
     for type_name in sorted(t for t in used if isinstance(t, str)):
-        entry = modifier_set.get(type_name)
+        entry = known.get(type_name)
         if entry is None:
-            continue  # the engine reports the unknown type with its JSON path
+            if not validate:
+                raise exceptions.InvalidModifier(
+                    f"modifier type {type_name!r} is not one of the modifier set's: {', '.join(sorted(known))}"
+                )
+            continue  # the schema check reports the unknown type with its JSON path
         if histfactory_set.get(type_name) is not entry and tuple(entry) != histfactory_set.get(type_name):
             raise exceptions.Unsupported(
                 f"custom modifier {type_name!r}: hfcore's engine runs the HistFactory modifiers "

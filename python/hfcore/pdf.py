@@ -7,6 +7,7 @@ to the compiled method) with the GIL released; inputs are numpy arrays (or lists
 from __future__ import annotations
 
 import copy
+import re
 
 import numpy as np
 
@@ -217,7 +218,7 @@ class Model(_Distributions, _core.Model):
 
     def __init__(self, spec, modifier_set=None, batch_size=None, validate=True, clip_sample_data=None,
                  clip_bin_data=None, **config_kwargs):
-        _check_modifier_set(spec, modifier_set)
+        _check_modifier_set(spec, modifier_set, validate)
         if clip_sample_data is not None or clip_bin_data is not None:
             raise exceptions.Unsupported("clip_sample_data / clip_bin_data are not supported by hfcore")
         self.batch_size = batch_size
@@ -235,7 +236,19 @@ class Model(_Distributions, _core.Model):
             from .tensor import backend as load
 
             backend = load(backend)
-        super().__init__(self.spec, poi_name, normsys, histosys, backend, source)
+        try:
+            super().__init__(self.spec, poi_name, normsys, histosys, backend, source)
+        except exceptions.InvalidModel as err:
+            # pyhf's finer classes for two of the engine's semantic errors (both stay InvalidModel).
+            finer = None
+            if "pyhf: InvalidNameReuse" in str(err):
+                finer = exceptions._NameReuse(str(err))
+            elif re.search(r"modifiers\[\d+\]\.data", str(getattr(err, "path", "") or err)):
+                finer = exceptions._ModifierData(str(err))
+            if finer is None:
+                raise
+            finer.file, finer.path = err.file, err.path
+            raise finer from None
         self._config = _ModelConfig(self, self.spec)
 
     @property
