@@ -300,6 +300,25 @@ class _NoAutodiffBackend(exceptions.InvalidBackend, exceptions.ImportBackendErro
 _AUTODIFF = ("pytorch_backend", "jax_backend", "tensorflow_backend")
 
 
+def _no_autodiff(name):
+    return _NoAutodiffBackend(
+        f"hfcore has no {name} (no autodiff framework): use numpy_backend (hfcore's cpu plugin), or "
+        "set_backend('opencl' / 'cuda')"
+    )
+
+
+def _autodiff_backend(name):
+    # Named (parametrized tests list them) but not made: calling one raises.
+    def make(*args, **kwargs):
+        raise _no_autodiff(name)
+
+    make.__name__ = make.__qualname__ = name
+    return make
+
+
+pytorch_backend, jax_backend, tensorflow_backend = (_autodiff_backend(n) for n in _AUTODIFF)
+
+
 # pyhf's tuples of the array types (and element types) of every backend it has: numpy's, here.
 array_types = (np.ndarray,)
 array_subtypes = (np.number,)
@@ -314,10 +333,7 @@ def __getattr__(name):
         importlib.import_module("numpy")
         return _NumpyBackend
     if name in _AUTODIFF:
-        raise _NoAutodiffBackend(
-            f"hfcore has no {name} (no autodiff framework): use numpy_backend (hfcore's cpu plugin), or "
-            "set_backend('opencl' / 'cuda')"
-        )
+        raise _no_autodiff(name)
     raise AttributeError(f"module 'hfcore.tensor' has no attribute {name!r}")
 
 
