@@ -107,6 +107,8 @@ class _NumpyBackend:
 
     array_type = np.ndarray
     array_subtype = np.number
+    # pyhf's backends are slotted: a misspelt attribute set on pyhf.tensorlib fails instead of vanishing.
+    __slots__ = ("name", "precision", "dtypemap", "default_do_grad", "poisson_from_normal", "_backend")
 
     def __init__(self, precision="64b", poisson_from_normal=False, **kwargs):
         if kwargs:
@@ -298,6 +300,8 @@ class _NoAutodiffBackend(exceptions.InvalidBackend, exceptions.ImportBackendErro
 
 
 _AUTODIFF = ("pytorch_backend", "jax_backend", "tensorflow_backend")
+# Backend names set_backend resolves itself; a tensorlib object named otherwise is a custom one.
+_KNOWN_NAMES = {"numpy", "cpu", "opencl", "cuda", "auto", "jax", "pytorch", "tensorflow"}
 
 
 def _no_autodiff(name):
@@ -422,17 +426,27 @@ def set_backend(backend, custom_optimizer=None, precision=None, default=False, d
             b = backend.backend
         else:
             b = globals()["backend"](backend.backend.name, precision=precision, device=device)
-    elif hasattr(backend, "name") and hasattr(backend, "precision"):
+    elif hasattr(backend, "name") and hasattr(backend, "precision") and backend.name in _KNOWN_NAMES:
         # A tensorlib of another library (pyhf's own, say): served by the backend of that name, if hfcore has it.
         b = globals()["backend"](backend.name, precision=precision or backend.precision, device=device)
+    elif hasattr(backend, "name") and hasattr(backend, "precision"):
+        # A custom tensorlib (pyhf allows any name of its own): it becomes hfcore.tensorlib; models keep running
+        # on the cpu plugin at its precision.
+        b = globals()["backend"]("cpu", precision=precision or backend.precision)
     else:
         raise exceptions.InvalidBackend(f"backend: expected a name or an hfcore backend, got {backend!r}")
     optimizer = hfcore_optimizer() if custom_optimizer is None else _optimizer_from(custom_optimizer)
-    tensorlib = backend if isinstance(backend, _NumpyBackend) and backend.backend is b else _NumpyBackend._on(b)
+    if isinstance(backend, _NumpyBackend):
+        tensorlib = backend if backend.backend is b else _NumpyBackend._on(b)
+    elif not isinstance(backend, (str, _core.Backend)) and getattr(backend, "name", None) not in _KNOWN_NAMES:
+        tensorlib = backend
+    else:
+        tensorlib = _NumpyBackend._on(b)
     _core.set_default_backend(b)
-    if _state["current"][0] is not tensorlib:
+    if _state["current"][0] is not tensorlib and hasattr(tensorlib, "_setup"):
         tensorlib._setup()
     _state["current"] = [tensorlib, optimizer]
+    _state["engine"] = b
     if default:
         _state["default"] = [tensorlib, optimizer]
     from . import events
@@ -448,8 +462,10 @@ def get_backend(default=False):
         state[0] = _NumpyBackend()
     if not default:
         b = _core.default_backend()
-        if state[0] is None or state[0].backend is not b:
+        if state[0] is None or _state.get("engine") is not b:
+            # The engine's default backend was changed elsewhere (or never set here): its tensorlib.
             state[0] = _NumpyBackend._on(b)
+            _state["engine"] = b
     return state[0], state[1]
 
 
