@@ -107,18 +107,18 @@ def validate(spec, schema_name, *, version=None, allow_tensors=True):
     """Checks ``spec`` against pyhf's schema ``schema_name``: None, or InvalidSpecification with the JSON path of
     the first violation. ``version``: the schema version (default: the document's "version", else 1.0.0).
     ``allow_tensors``: numpy arrays count as JSON arrays."""
-    doc = _plain(spec, allow_tensors)
     if version is None:
-        version = doc.get("version", variables.SCHEMA_VERSION) if isinstance(doc, dict) else variables.SCHEMA_VERSION
+        version = spec.get("version", variables.SCHEMA_VERSION) if isinstance(spec, dict) else variables.SCHEMA_VERSION
     if pathlib.Path(variables.schemas) == _BUILTIN:
         if version != variables.SCHEMA_VERSION:
             raise exceptions.SchemaNotFound(
                 f"The schema {version}/{schema_name} was not found: hfcore has pyhf's schema "
                 f"{variables.SCHEMA_VERSION}"
             )
-        _core.check_schema(schema_name, doc, "<document>")
+        # The engine reads numpy arrays as JSON arrays itself: the walk is needed only to refuse them.
+        _core.check_schema(schema_name, spec if allow_tensors else _plain(spec, False), "<document>")
         return None
-    _validate_custom(doc, schema_name, version)
+    _validate_custom(_plain(spec, allow_tensors), schema_name, version)
     return None
 
 
