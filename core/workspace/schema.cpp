@@ -9,6 +9,7 @@
 #include "modifiers/registry.hpp"
 #include "schema_check.hpp"
 #include "hfcore/errors.hpp"
+#include "hfcore/schema_check.hpp"
 #include "hfcore/schema_error.hpp"
 
 namespace hf::detail {
@@ -301,3 +302,18 @@ void check_jsonpatch_schema(const Value& ops, const std::string& source, const s
 }
 
 }  // namespace hf::detail
+
+namespace hf {
+
+void check_schema(std::string_view schema_name, const json::Value& doc, const std::string& source) {
+    if (schema_name == "workspace.json") return detail::check_workspace_schema(doc, source);
+    if (schema_name == "model.json") return detail::check_model_schema(doc, source);
+    if (schema_name == "measurement.json") return detail::check_measurement_schema(doc, source, "");
+    if (schema_name == "patchset.json") return detail::check_patchset_schema(doc, source);
+    if (schema_name == "jsonpatch.json") return detail::check_jsonpatch_schema(doc, source, "");
+    throw InputError(source, "", "no schema named " + std::string(schema_name) +
+                                     " (hfcore checks workspace.json, model.json, measurement.json, patchset.json "
+                                     "and jsonpatch.json)");
+}
+
+}  // namespace hf

@@ -198,9 +198,11 @@ void check_model(const ModelSpec& spec) {
             fail(path, "The parameter of interest '" + poi +
                            "' cannot be fit as it is not declared in the model specification.");
         if (it->second.n > 1)
-            fail(path, "The parameter '" + poi + "' contains multiple components (" +
-                           modifier_type_name(it->second.type) + ", " + n_items(it->second.n, "bin") +
-                           ") and is not currently supported as parameter of interest.");
+            // pyhf's sentence first (callers match it), then which modifier and how many bins.
+            fail(path, "The parameter '" + poi +
+                           "' contains multiple components and is not currently supported as parameter of "
+                           "interest (" + modifier_type_name(it->second.type) + ", " + n_items(it->second.n, "bin") +
+                           ").");
     }
 }
 

@@ -30,6 +30,7 @@ from . import patchset, pdf, simplemodels, tensor, utils, workspace  # noqa: E40
 from . import infer  # noqa: E402
 from . import readxml  # noqa: E402  (uproot is imported when a ROOT file is first read)
 from . import writexml  # noqa: E402
+from . import compat, events, interpolators, modifiers, parameters, probability, schema  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -40,14 +41,21 @@ __all__ = [
     "__version__",
     "backend",
     "backends",
+    "compat",
     "default_backend",
+    "events",
     "exceptions",
     "get_backend",
     "infer",
+    "interpolators",
+    "modifiers",
     "optimizer",
     "patchset",
+    "parameters",
     "pdf",
     "readxml",
+    "probability",
+    "schema",
     "set_backend",
     "simplemodels",
     "tensor",

@@ -63,6 +63,11 @@ def check_patchset(spec: object, source: str = '<patchset>') -> None:
     Validates a patch set: InvalidSpecification for the schema, InvalidPatchSet for pyhf's rules.
     """
 
+def check_schema(schema_name: str, doc: object, source: str = '<document>') -> None:
+    """
+    Checks doc against pyhf's schema schema_name (workspace.json, model.json, measurement.json, patchset.json, jsonpatch.json): InvalidSpecification with the JSON path where it does not follow it.
+    """
+
 class BoundLikelihood:
     """A model's likelihood bound to data once (Model.bind)."""
 

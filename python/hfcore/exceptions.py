@@ -29,6 +29,7 @@ __all__ = [
     "InvalidWorkspaceOperation",
     "JsonPatchConflict",
     "PatchSetVerificationError",
+    "SchemaNotFound",
     "UnspecifiedPOI",
     "Unsupported",
 ]
@@ -61,6 +62,10 @@ class InvalidSpecification(_Located, Exception):
     """A workspace, model, patch or patch set does not follow pyhf's JSON schema."""
 
 
+class SchemaNotFound(FileNotFoundError):
+    """A schema document (or schema version) that is not in the schema folder in use."""
+
+
 class InvalidPatchSet(_Located, Exception):
     """A patch set validates against the schema but breaks pyhf's rules (repeated names or values, ...)."""
 
@@ -85,8 +90,16 @@ class InvalidModel(_Located, Exception):
     """The specification is valid JSON for the schema but not a valid model (pyhf's semantic rules)."""
 
 
+class _NameReuse(InvalidModel, InvalidNameReuse):
+    """A parameter name shared by modifiers that cannot share it: pyhf's InvalidNameReuse, and an InvalidModel."""
+
+
 class InvalidModifier(_Located, Exception):
     """An unknown modifier type."""
+
+
+class _ModifierData(InvalidModel, InvalidModifier):
+    """Modifier data that do not fit their sample (bin counts): pyhf's InvalidModifier, and an InvalidModel."""
 
 
 class InvalidInterpCode(Exception):

@@ -7,11 +7,14 @@ to the compiled method) with the GIL released; inputs are numpy arrays (or lists
 from __future__ import annotations
 
 import copy
+import re
 
 import numpy as np
 
 from . import _core
 from . import exceptions
+from ._pdf_distributions import _Distributions
+from .modifiers import _check_modifier_set
 
 __all__ = ["Model", "_ModelConfig"]
 
@@ -174,7 +177,8 @@ class _ModelConfig:
         return list(self._bounds)
 
     def suggested_fixed(self):
-        return list(self._fixed)
+        # From the paramsets, so that a change of param_set(name).suggested_fixed shows here, as in pyhf.
+        return [f for n in self._par_order for f in self.par_map[n]["paramset"].suggested_fixed]
 
     def par_slice(self, name):
         try:
@@ -202,7 +206,7 @@ class _ModelConfig:
         self._set_info(self._model._config_info())
 
 
-class Model(_core.Model):
+class Model(_Distributions, _core.Model):
     """A HistFactory model, as ``pyhf.Model``: built from a model spec ``{"channels": [...], "parameters":
     [...]}`` (or by ``Workspace.model``), compiled once onto a backend.
 
@@ -214,8 +218,7 @@ class Model(_core.Model):
 
     def __init__(self, spec, modifier_set=None, batch_size=None, validate=True, clip_sample_data=None,
                  clip_bin_data=None, **config_kwargs):
-        if modifier_set is not None:
-            raise exceptions.Unsupported("custom modifier sets are not supported by hfcore")
+        _check_modifier_set(spec, modifier_set, validate)
         if clip_sample_data is not None or clip_bin_data is not None:
             raise exceptions.Unsupported("clip_sample_data / clip_bin_data are not supported by hfcore")
         self.batch_size = batch_size
@@ -233,7 +236,19 @@ class Model(_core.Model):
             from .tensor import backend as load
 
             backend = load(backend)
-        super().__init__(self.spec, poi_name, normsys, histosys, backend, source)
+        try:
+            super().__init__(self.spec, poi_name, normsys, histosys, backend, source)
+        except exceptions.InvalidModel as err:
+            # pyhf's finer classes for two of the engine's semantic errors (both stay InvalidModel).
+            finer = None
+            if "pyhf: InvalidNameReuse" in str(err):
+                finer = exceptions._NameReuse(str(err))
+            elif re.search(r"modifiers\[\d+\]\.data", str(getattr(err, "path", "") or err)):
+                finer = exceptions._ModifierData(str(err))
+            if finer is None:
+                raise
+            finer.file, finer.path = err.file, err.path
+            raise finer from None
         self._config = _ModelConfig(self, self.spec)
 
     @property

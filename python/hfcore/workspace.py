@@ -9,6 +9,7 @@ import os
 
 from . import _core
 from . import exceptions
+from . import schema
 from .pdf import Model
 
 log = logging.getLogger(__name__)
@@ -98,8 +99,11 @@ class Workspace(_ChannelSummaryMixin, dict):
             raise exceptions.Unsupported(f"Unsupported options were passed in: {list(config_kwargs.keys())}.")
         self._source = source
         self._semantic_error = None
+        if validate:
+            # pyhf's hook (tests and tools patch hfcore.schema.validate); the engine checks the schema again below.
+            schema.validate(spec, self.schema, version=self.version)
         try:
-            self._cpp = _core.Workspace(spec, source)
+            self._cpp = _core.Workspace(schema._for_engine(spec), source)
         except exceptions.InvalidModel as e:
             # Valid for the schema; pyhf reports semantic problems when a model or the data are built.
             self._cpp = None
@@ -137,17 +141,21 @@ class Workspace(_ChannelSummaryMixin, dict):
                     f"no measurement by name '{measurement_name}' was found in the workspace, pick from one of "
                     f"the valid ones: {self.measurement_names}"
                 )
-            return self["measurements"][self.measurement_names.index(measurement_name)]
+            measurement = self["measurements"][self.measurement_names.index(measurement_name)]
+            schema.validate(measurement, "measurement.json", version=self.version)
+            return measurement
         if measurement_index is None and len(self.measurement_names) > 1:
             log.warning("multiple measurements defined. Taking the first measurement.")
         measurement_index = measurement_index if measurement_index is not None else 0
         try:
-            return self["measurements"][measurement_index]
+            measurement = self["measurements"][measurement_index]
         except IndexError:
             raise exceptions.InvalidMeasurement(
                 f"The measurement index {measurement_index} is out of bounds as only "
                 f"{len(self.measurement_names)} measurement(s) have been defined."
             ) from None
+        schema.validate(measurement, "measurement.json", version=self.version)
+        return measurement
 
     def model(self, measurement_name=None, measurement_index=None, patches=None, **config_kwargs):
         """The model of a measurement, with ``patches`` (JSON patches or pyhf/hfcore Patch objects) applied to
@@ -196,16 +204,37 @@ class Workspace(_ChannelSummaryMixin, dict):
         if join in ["left outer", "right outer"]:
             log.warning("You are using an unsafe join operation. This will silence exceptions that might be "
                         "raised during a normal 'outer' operation.")
-        left_ws = left if isinstance(left, Workspace) else Workspace(left)
-        right_ws = right if isinstance(right, Workspace) else Workspace(right)
+        # The documents as they are now (a Workspace is a dict, and callers may have edited it since it was made),
+        # as pyhf combines them.
+        if left.get("version") != right.get("version"):
+            raise exceptions.InvalidWorkspaceOperation(
+                f"Workspaces of different versions cannot be combined: {left.get('version')} != "
+                f"{right.get('version')}"
+            )
+        if join in ("none", "outer"):
+            # pyhf's rule, checked on the documents first: an observation both have must have the same data.
+            right_obs = {o["name"]: o["data"] for o in right.get("observations", [])}
+            clash = [o["name"] for o in left.get("observations", [])
+                     if o["name"] in right_obs and list(right_obs[o["name"]]) != list(o["data"])]
+            if clash:
+                raise exceptions.InvalidWorkspaceOperation(
+                    f"Workspaces cannot have observations with the same name but different data: {clash} "
+                    f"(join {join!r}; the observations of both workspaces are kept)"
+                )
+        left_ws, right_ws = Workspace._current(left), Workspace._current(right)
         doc = _core.Workspace.combine(left_ws._checked(), right_ws._checked(), join, merge_channels)
         return cls(doc)
+
+    @staticmethod
+    def _current(workspace):
+        """A Workspace made from the document's present content (for the class methods, which pyhf runs on
+        the dict as it is)."""
+        return Workspace(dict(workspace) if isinstance(workspace, Workspace) else workspace, validate=False)
 
     @classmethod
     def sorted(cls, workspace):
         """A copy with channels, samples, modifiers and measurements sorted by name, as pyhf."""
-        ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
-        return cls(ws._checked().sorted())
+        return cls(Workspace._current(workspace)._checked().sorted())
 
     @classmethod
     def build(cls, model, data, name="measurement", validate=True):
@@ -218,9 +247,15 @@ class Workspace(_ChannelSummaryMixin, dict):
         return cls(
             {
                 "channels": spec["channels"],
+                # Every parameter's suggested bounds, inits and fixed, as pyhf writes them.
                 "measurements": [
-                    {"name": name, "config": {"parameters": spec.get("parameters", []),
-                                              "poi": model.config.poi_name}}
+                    {"name": name, "config": {"poi": model.config.poi_name, "parameters": [
+                        {"bounds": [list(b) for b in p["paramset"].suggested_bounds],
+                         "inits": list(p["paramset"].suggested_init),
+                         "fixed": p["paramset"].suggested_fixed_as_bool,
+                         "name": n}
+                        for n, p in model.config.par_map.items()
+                    ]}}
                 ],
                 "observations": [
                     {"name": c, "data": data[model.config.channel_slices[c]]} for c in model.config.channels

@@ -8,6 +8,7 @@
 #include "errors.hpp"
 #include "json_convert.hpp"
 #include "hfcore/patch.hpp"
+#include "hfcore/schema_check.hpp"
 #include "hfcore/workspace.hpp"
 
 namespace hfpy {
@@ -96,6 +97,16 @@ void bind_workspace(nb::module_& m) {
         },
         "spec"_a, "source"_a = "<patchset>",
         "Validates a patch set: InvalidSpecification for the schema, InvalidPatchSet for pyhf's rules.");
+
+    m.def(
+        "check_schema",
+        [](const std::string& schema_name, nb::handle doc, const std::string& source) {
+            hf::json::Value v = to_json(doc);
+            guarded(Kind::InvalidSpecification, [&] { hf::check_schema(schema_name, v, source); });
+        },
+        "schema_name"_a, "doc"_a, "source"_a = "<document>",
+        "Checks doc against pyhf's schema schema_name (workspace.json, model.json, measurement.json, patchset.json, "
+        "jsonpatch.json): InvalidSpecification with the JSON path where it does not follow it.");
 }
 
 }  // namespace hfpy

@@ -11,10 +11,11 @@ from ..progress import reporting
 from . import mle
 from . import test_statistics
 from . import calculators
+from . import utils
 from . import intervals
 from . import diagnostics
 
-__all__ = ["hypotest", "scan", "mle", "intervals", "test_statistics", "calculators", "diagnostics"]
+__all__ = ["hypotest", "scan", "mle", "intervals", "test_statistics", "calculators", "diagnostics", "utils"]
 
 
 def _run_hypotest(poi_test, data, pdf, init_pars, par_bounds, fixed_params, calctype, kwargs):
@@ -57,7 +58,8 @@ def hypotest(poi_test, data, pdf, init_pars=None, par_bounds=None, fixed_params=
     elif return_expected:
         out.append(band[2])
     if return_calculator:
-        out.append(calculators._calculator_from(r, calctype, opts, poi_test))
+        out.append(calculators._calculator_from(r, calctype, opts, poi_test, data, pdf, init_pars, par_bounds,
+                                                fixed_params))
     return tuple(out) if len(out) > 1 else out[0]
 
 
