@@ -38,6 +38,7 @@ struct PinnedSolution {
     double edm = 0.0;
     bool converged = false;
     int iterations = 0;
+    std::int64_t evaluations = 0;  // of this problem's NLL and gradient
 };
 std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLikelihood& data, Problem& p,
                                                const std::vector<double>& cov_y,
@@ -81,8 +82,18 @@ private:
                                        const ProgressFn& progress);
     // run() through options_.held_runner: blocks of options_.held_block problems.
     std::vector<FixedFitOutcome> run_blocks(const std::vector<FixedFitProblem>& probs);
-    // Fits problems[which[i]] alone with fit() on `model`, on `threads` threads, into out[which[i]].
+    // The configuration of a fit with `fixed` held: the resolved one with those parameters fixed at their values.
+    FitConfig held_config(const FixedValues& fixed) const;
+    // A problem the batch says converged at `x`, finished as a single fit finishes: the Newton polish that
+    // decides convergence (exact gradient projected on the bounds, finite-difference Hessian; `hints` are the
+    // Hessians of this batch's other problems), then the single fit's basin search. False (and `o` untouched)
+    // when the polish does not converge there: the problem is refitted alone.
+    bool finish_batched(const Model& model, const BoundLikelihood& data_t, const FixedFitProblem& pr,
+                        const PinnedSolution& sol, HessianHints* hints, FixedFitOutcome& o) const;
+    // Fits problems[which[i]] alone with fit() on `model`, on `threads` threads, into out[which[i]];
+    // batch_ends[which[i]] (when not empty: where the batch stopped) is one more start of its basin search.
     void run_single(const Model& model, int threads, const std::vector<FixedFitProblem>& problems,
+                    const std::vector<std::vector<double>>& batch_ends,
                     const std::vector<std::size_t>& which, std::vector<FixedFitOutcome>& out,
                     std::int64_t done_before, const ProgressFn& progress);
 
