@@ -216,14 +216,16 @@ bool FixedFits::finish_batched(const Model& model, const BoundLikelihood& data_t
     }
     if (!newton.converged || !std::isfinite(f)) return false;
     // A free parameter the descent pushed against a bound that its start was not at: the batch may have been
-    // dragged into a corner (shapefactors at 0 next to a normfactor held far from its minimum, random_workspace.py
-    // seed 122), a minimum that a single fit's descent need not reach. The single fit decides, this point one of
-    // its starts.
-    std::vector<double> y0 = hp.to_y(pr.start);
+    // dragged into a corner (shapefactors at 0 and at 10 next to a normfactor held far from its minimum,
+    // random_workspace.py seed 122), a minimum that a single fit's descent from the same start need not reach. The
+    // single fit decides, this point one of its starts. No distance rule tells such a corner from a POI that
+    // simply ends on its bound: the shapefactor of seed 122 travels a thousandth of its (flat) width, sbottom's POI
+    // a quarter of its own.
+    const std::vector<double> y0 = hp.to_y(pr.start);
     for (std::size_t a = 0; a < hp.nfree(); ++a) {
-        const bool at_lo = y[a] <= hp.lo[a] && !(y0[a] <= hp.lo[a]);
-        const bool at_hi = y[a] >= hp.hi[a] && !(y0[a] >= hp.hi[a]);
-        if (at_lo || at_hi) return false;
+        const bool new_lo = y[a] <= hp.lo[a] && !(y0[a] <= hp.lo[a]);
+        const bool new_hi = y[a] >= hp.hi[a] && !(y0[a] >= hp.hi[a]);
+        if (new_lo || new_hi) return false;
     }
     // The basin search's budget is a multiple of what the local fit cost: here the batch's evaluations of this
     // problem and one Hessian, whether or not the polish needed one.
@@ -271,6 +273,12 @@ void FixedFits::run_single(const Model& model, int threads, const std::vector<Fi
             FitOptions fo = options_.fit;
             fo.uncertainties = false;
             fo.start = pr.start;
+            // A start moved along the covariance can leave the region where the likelihood exists (negative
+            // yields far out on a scan): the free fit's minimum with the held values is the start then.
+            if (!std::isfinite(m.logpdf(pr.start, data_))) {
+                fo.start = free_.bestfit;
+                for (const auto& [i, v] : pr.fixed) fo.start[static_cast<std::size_t>(i)] = v;
+            }
             if (!batch_end.empty()) fo.other_starts.push_back(batch_end);
             FitResult r = fit(m, data_, c, fo);
             o.bestfit = std::move(r.bestfit);
