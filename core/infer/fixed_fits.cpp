@@ -187,6 +187,18 @@ std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vec
     return out;
 }
 
+std::vector<double> FixedFits::free_with(const FixedValues& fixed) const {
+    std::vector<double> x = free_.bestfit;
+    for (const auto& [i, v] : fixed) x[static_cast<std::size_t>(i)] = v;
+    return x;
+}
+
+std::vector<std::vector<double>> FixedFits::known_starts(const FixedFitProblem& pr) const {
+    std::vector<std::vector<double>> out = options_.fit.other_starts;
+    out.push_back(free_with(pr.fixed));
+    return out;
+}
+
 FitConfig FixedFits::held_config(const FixedValues& fixed) const {
     FitConfig c = config_;
     for (const auto& [i, v] : fixed) {
@@ -232,7 +244,7 @@ bool FixedFits::finish_batched(const Model& model, const BoundLikelihood& data_t
     hp.n_eval = std::max<std::int64_t>(hp.n_eval, sol.evaluations + static_cast<std::int64_t>(hp.nfree()) + 1);
     BasinSearch search;
     if (options_.fit.basin_search && options_.fit.polish && hp.nfree() > 0)
-        search = search_basins(model, hp, y, f, newton, tol, options_.fit.other_starts);
+        search = search_basins(model, hp, y, f, newton, tol, known_starts(pr));
     std::vector<double> g, pg;
     f = hp.nll(y, &g);
     if (!std::isfinite(f)) return false;
@@ -280,6 +292,7 @@ void FixedFits::run_single(const Model& model, int threads, const std::vector<Fi
                 for (const auto& [i, v] : pr.fixed) fo.start[static_cast<std::size_t>(i)] = v;
             }
             if (!batch_end.empty()) fo.other_starts.push_back(batch_end);
+            fo.other_starts.push_back(free_with(pr.fixed));
             FitResult r = fit(m, data_, c, fo);
             o.bestfit = std::move(r.bestfit);
             o.twice_nll = r.twice_nll;

@@ -82,6 +82,12 @@ private:
                                        const ProgressFn& progress);
     // run() through options_.held_runner: blocks of options_.held_block problems.
     std::vector<FixedFitOutcome> run_blocks(const std::vector<FixedFitProblem>& probs);
+    // The free fit's minimum with the held parameters at their values: one more start of every held fit's basin
+    // search (a start moved along the covariance far from the minimum can lead a descent into a higher basin than
+    // this one does: random_workspace.py seeds 10 and 13 with --channels 2 --bins 3 --samples 3).
+    std::vector<double> free_with(const FixedValues& fixed) const;
+    // The given starts of a held fit's basin search: FitOptions::other_starts and free_with(the held values).
+    std::vector<std::vector<double>> known_starts(const FixedFitProblem& pr) const;
     // The configuration of a fit with `fixed` held: the resolved one with those parameters fixed at their values.
     FitConfig held_config(const FixedValues& fixed) const;
     // A problem the batch says converged at `x`, finished as a single fit finishes: the Newton polish that
