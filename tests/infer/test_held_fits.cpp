@@ -3,8 +3,9 @@
 // seeds above 100 stay out of the tests as an independent check): the batched diagnostics must end at the lowest
 // minimum those fits find. Every ranking impact within 1e-3 of the POI's uncertainty, every profile point's
 // twice_nll within 1e-6, every MINOS end within 1e-4 (the reference profile brackets 2 Delta NLL = 1 there).
-// References of pyhf + iminuit (strategy 2) for part of these cases: tests/reference/held/ (see
-// make_held_fixtures.py there), checked in HeldFits.MinuitReferences.
+// References of pyhf + iminuit (strategy 2) for part of these cases (seeds 1-6, every scalar parameter held at two
+// values): tests/reference/held/minuit_held_fits.json from tests/reference/make_held_fixtures.py, checked in
+// HeldFits.AtOrBelowMinuit.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -229,6 +230,54 @@ TEST(HeldFits, BatchedDiagnosticsAtTheLowestMinimumOfSingleFits) {
                 t.workspaces, t.impacts, t.worst_impact, t.flat, t.worst_level, t.points, t.worst_point, t.ends);
     EXPECT_GE(t.workspaces, 60);
     EXPECT_LE(t.not_converged, kNotConverged);
+}
+
+// Every held fit of the Minuit reference, as a two-point profile scan of its parameter: at or below Minuit's
+// twice_nll (kTwiceNll); Minuit may stop in a higher basin, never below the lowest minimum.
+TEST(HeldFits, AtOrBelowMinuit) {
+    HF_REQUIRE_SHARED();
+    const auto doc = json::parse_file((source_dir() / "tests" / "reference" / "held" / "minuit_held_fits.json").string());
+    ASSERT_TRUE(provenance_inputs_unchanged(doc["provenance"]));
+    int n = 0, equal = 0;
+    double worst_above = -1e300;
+    for (const auto& rec : doc["workspaces"].as_array()) {
+        std::string cmd_args;
+        const auto& args = rec["generator_args"].as_array();
+        for (std::size_t j = 1; j < args.size(); ++j) cmd_args += " " + args[j].as_string();
+        ASSERT_EQ(cmd_args, kGeneratorArgs) << "the reference was made with other generator arguments";
+        const int seed = std::stoi(args[0].as_string());
+        SCOPED_TRACE("random_workspace.py " + std::to_string(seed) + kGeneratorArgs);
+        ASSERT_EQ(hash_hex("sha256", generate(seed)), rec["sha256"].as_string())
+            << "the generator's output is not the workspace of the reference";
+        const Case c = load(seed);
+        ASSERT_TRUE(c.model);
+        const auto& fits = rec["fits"].as_array();
+        for (std::size_t j = 0; j + 1 < fits.size(); j += 2) {
+            const auto& a = fits[j];
+            const auto& b = fits[j + 1];
+            ASSERT_EQ(a["par"].as_string(), b["par"].as_string());
+            if (!(a["success"].as_bool() && b["success"].as_bool())) continue;
+            const double va = a["value"].as_double(), vb = b["value"].as_double();
+            if (!(vb > va)) continue;  // both values clamped to one bound
+            // pyhf names a one-bin vector parameter (a shapefactor on one bin) without its index; hfcore with [0].
+            const auto names = c.model->par_names();
+            std::string par = a["par"].as_string();
+            if (std::find(names.begin(), names.end(), par) == names.end()) par += "[0]";
+            const auto r = infer::profile_scan(*c.model, c.data, {infer::ScanAxis{par, {va, vb}}});
+            for (int k = 0; k < 2; ++k) {
+                const double ref = (k == 0 ? a : b)["twice_nll"].as_double();
+                const double ours = r.points[static_cast<std::size_t>(k)].twice_nll;
+                EXPECT_TRUE(r.points[static_cast<std::size_t>(k)].converged) << a["par"].as_string();
+                EXPECT_LE(ours, ref + kTwiceNll) << a["par"].as_string() << " held at " << (k == 0 ? va : vb);
+                worst_above = std::max(worst_above, ours - ref);
+                equal += std::fabs(ours - ref) < 1e-5;
+                ++n;
+            }
+        }
+    }
+    std::printf("[ held fits ] %d held fits against Minuit: %d equal within 1e-5, worst above %.2e\n", n, equal,
+                worst_above);
+    EXPECT_GT(n, 50);
 }
 
 }  // namespace
