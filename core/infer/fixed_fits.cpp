@@ -227,18 +227,6 @@ bool FixedFits::finish_batched(const Model& model, const BoundLikelihood& data_t
         newton = newton_polish(hp, y, f, tol, 30, hints);
     }
     if (!newton.converged || !std::isfinite(f)) return false;
-    // A free parameter the descent pushed against a bound that its start was not at: the batch may have been
-    // dragged into a corner (shapefactors at 0 and at 10 next to a normfactor held far from its minimum,
-    // random_workspace.py seed 122), a minimum that a single fit's descent from the same start need not reach. The
-    // single fit decides, this point one of its starts. No distance rule tells such a corner from a POI that
-    // simply ends on its bound: the shapefactor of seed 122 travels a thousandth of its (flat) width, sbottom's POI
-    // a quarter of its own.
-    const std::vector<double> y0 = hp.to_y(pr.start);
-    for (std::size_t a = 0; a < hp.nfree(); ++a) {
-        const bool new_lo = y[a] <= hp.lo[a] && !(y0[a] <= hp.lo[a]);
-        const bool new_hi = y[a] >= hp.hi[a] && !(y0[a] >= hp.hi[a]);
-        if (new_lo || new_hi) return false;
-    }
     // The basin search's budget is a multiple of what the local fit cost: here the batch's evaluations of this
     // problem and one Hessian, whether or not the polish needed one.
     hp.n_eval = std::max<std::int64_t>(hp.n_eval, sol.evaluations + static_cast<std::int64_t>(hp.nfree()) + 1);
