@@ -29,16 +29,7 @@ constexpr double kTwiceNll = 1e-6;   // profile points
 constexpr double kMinosEnd = 1e-4;   // in the parameter
 constexpr int kNotConverged = 2;     // ranking entries reported as not converged, over all workspaces
 
-std::string generate(int seed) {
-    const std::string cmd = "python3 '" + (shared_dir() / "tools" / "random_workspace.py").string() + "' " +
-                            std::to_string(seed) + kGeneratorArgs;
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-    if (!pipe) return {};
-    std::string out;
-    char buf[65536];
-    for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe.get())) > 0;) out.append(buf, n);
-    return out;
-}
+std::string generate(int seed) { return random_workspace(std::to_string(seed) + kGeneratorArgs); }
 
 struct Case {
     int seed = 0;

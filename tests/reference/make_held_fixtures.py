@@ -24,13 +24,10 @@ import sys
 
 import pyhf
 
-from provenance import provenance
+from provenance import HERE, provenance, shared_path
 
 logging.disable(logging.WARNING)
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-SHARED = os.environ.get("HFCORE_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
-GENERATOR = os.path.join(SHARED, "tools", "random_workspace.py")
+GENERATOR = shared_path(os.path.join("tools", "random_workspace.py"))
 DEFAULT_OUT = os.path.join(HERE, "held", "minuit_held_fits.json")
 ARGS = ["--channels", "2", "--bins", "3", "--samples", "3"]
 
