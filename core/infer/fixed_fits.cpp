@@ -8,7 +8,9 @@
 #include <thread>
 
 #include "hfcore/backend.hpp"
+#include "infer/basins.hpp"
 #include "infer/dense.hpp"
+#include "infer/local_fit.hpp"
 
 namespace hf::infer::detail {
 
@@ -145,6 +147,7 @@ std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vec
     std::vector<FixedFitProblem> probs = problems;
     std::vector<FixedFitOutcome> out(probs.size());
     std::vector<std::size_t> single;
+    std::vector<std::vector<double>> batch_ends(probs.size());
     if (options_.batched && !probs.empty()) {
         // A worker's model has its own backend: its data and scaled problem live there.
         const bool own = &model == &model_;
@@ -163,34 +166,99 @@ std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vec
         // uncertainty off, a thousandth of a small impact; the last steps of the batch are cheap.
         const double tol = 1e-3 * (options_.fit.tolerance > 0 ? options_.fit.tolerance : default_tolerance(model));
         auto sol = solve_pinned_batch(model, data_t, p, cov_y_, starts, tol);
+        // The batch's own stop rule rests on an approximate inverse Hessian (the free fit's, updated by its
+        // steps), which a point far from the free minimum can make wrong: every problem it calls converged is
+        // finished as a single fit is, and one that does not converge there is refitted alone. Hessians are
+        // shared within this call only, so results do not depend on how blocks are dealt to threads and ranks.
+        const auto hints = make_hessian_hints();
         for (std::size_t k = 0; k < probs.size(); ++k) {
-            out[k].bestfit = sol[k].x;
-            for (const auto& [i, v] : probs[k].fixed) out[k].bestfit[static_cast<std::size_t>(i)] = v;
-            out[k].twice_nll = 2.0 * sol[k].f;
-            if (sol[k].converged) {
-                out[k].converged = true;
-                out[k].batched = true;
-                std::ostringstream os;
-                os.precision(3);
-                os << "converged (batched): edm " << sol[k].edm << " after " << sol[k].iterations << " iterations";
-                out[k].reason = os.str();
-            } else {
-                // The batch's best point is the better start.
-                if (std::isfinite(sol[k].f)) probs[k].start = out[k].bestfit;
-                single.push_back(k);
-            }
+            if (sol[k].converged && finish_batched(model, data_t, probs[k], sol[k], hints.get(), out[k])) continue;
+            // Refitted from its own start as --no-batch does, the batch's end point one more start of its basin
+            // search (the lower minimum is kept).
+            if (std::isfinite(sol[k].f)) batch_ends[k] = sol[k].x;
+            single.push_back(k);
         }
     } else {
         for (std::size_t k = 0; k < probs.size(); ++k) single.push_back(k);
     }
     const auto done = static_cast<std::int64_t>(probs.size() - single.size());
     if (progress) progress(done, static_cast<std::int64_t>(probs.size()), "fits");
-    if (!single.empty()) run_single(model, threads, probs, single, out, done, progress);
+    if (!single.empty()) run_single(model, threads, probs, batch_ends, single, out, done, progress);
     return out;
 }
 
+std::vector<double> FixedFits::free_with(const FixedValues& fixed) const {
+    std::vector<double> x = free_.bestfit;
+    for (const auto& [i, v] : fixed) x[static_cast<std::size_t>(i)] = v;
+    return x;
+}
+
+std::vector<std::vector<double>> FixedFits::known_starts(const FixedFitProblem& pr) const {
+    std::vector<std::vector<double>> out = options_.fit.other_starts;
+    out.push_back(free_with(pr.fixed));
+    return out;
+}
+
+FitConfig FixedFits::held_config(const FixedValues& fixed) const {
+    FitConfig c = config_;
+    for (const auto& [i, v] : fixed) {
+        const auto k = static_cast<std::size_t>(i);
+        c.fixed[k] = true;
+        c.init[k] = v;
+        c.bounds[k] = {std::min(c.bounds[k].first, v), std::max(c.bounds[k].second, v)};
+    }
+    return c;
+}
+
+bool FixedFits::finish_batched(const Model& model, const BoundLikelihood& data_t, const FixedFitProblem& pr,
+                               const PinnedSolution& sol, HessianHints* hints, FixedFitOutcome& o) const {
+    const double tol = options_.fit.tolerance > 0 ? options_.fit.tolerance : default_tolerance(model);
+    Problem hp = make_problem(model, data_t, held_config(pr.fixed));
+    std::vector<double> y = hp.to_y(sol.x);
+    for (std::size_t a = 0; a < hp.nfree(); ++a) y[a] = std::clamp(y[a], hp.lo[a], hp.hi[a]);
+    double f = 0.0;
+    NewtonOutcome newton;
+    if (hp.nfree() == 0) {
+        newton.converged = true;
+        newton.edm = 0.0;
+        f = hp.nll(y, nullptr);
+    } else {
+        // The single fit's polish and limits (30 iterations), from the batch's end point.
+        newton = newton_polish(hp, y, f, tol, 30, hints);
+    }
+    if (!newton.converged || !std::isfinite(f)) return false;
+    // The basin search's budget is a multiple of what the local fit cost: here the batch's evaluations of this
+    // problem and one Hessian, whether or not the polish needed one.
+    hp.n_eval = std::max<std::int64_t>(hp.n_eval, sol.evaluations + static_cast<std::int64_t>(hp.nfree()) + 1);
+    BasinSearch search;
+    if (options_.fit.basin_search && options_.fit.polish && hp.nfree() > 0)
+        search = search_basins(model, hp, y, f, newton, tol, known_starts(pr));
+    std::vector<double> g, pg;
+    f = hp.nll(y, &g);
+    if (!std::isfinite(f)) return false;
+    project_gradient(y, g, hp.lo, hp.hi, pg);
+    double pg_max = 0.0;
+    for (double v : pg) pg_max = std::max(pg_max, std::fabs(v));
+    o.bestfit = hp.to_x(y);
+    for (const auto& [i, v] : pr.fixed) o.bestfit[static_cast<std::size_t>(i)] = v;
+    o.twice_nll = 2.0 * f;
+    o.converged = true;
+    o.batched = true;
+    std::ostringstream os;
+    os.precision(3);
+    os << "converged (batched, " << sol.iterations << " iterations, then Newton): edm " << newton.edm << " < " << tol
+       << ", max projected gradient " << pg_max;
+    if (search.candidates > 0)
+        os << "; lowest of " << search.candidates + 1 << " starts"
+           << (search.moved ? " (in another basin than the batch's)" : "");
+    if (search.skipped > 0) os << "; " << search.skipped << " starts left out at the basin search's budget";
+    o.reason = os.str();
+    return true;
+}
+
 void FixedFits::run_single(const Model& model, int threads, const std::vector<FixedFitProblem>& problems,
-                           const std::vector<std::size_t>& which, std::vector<FixedFitOutcome>& out,
+                           const std::vector<std::vector<double>>& batch_ends, const std::vector<std::size_t>& which,
+                           std::vector<FixedFitOutcome>& out,
                            std::int64_t done_before, const ProgressFn& progress) {
     int nthreads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
     nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(which.size())));
@@ -198,18 +266,21 @@ void FixedFits::run_single(const Model& model, int threads, const std::vector<Fi
     if (&model != &model_) nthreads = 1;
     while (static_cast<int>(workers_.size()) < nthreads - 1) workers_.push_back(model_.clone());
 
-    auto fit_one = [&](const Model& m, const FixedFitProblem& pr, FixedFitOutcome& o) {
+    auto fit_one = [&](const Model& m, const FixedFitProblem& pr, const std::vector<double>& batch_end,
+                       FixedFitOutcome& o) {
         try {
-            FitConfig c = config_;
-            for (const auto& [i, v] : pr.fixed) {
-                const auto k = static_cast<std::size_t>(i);
-                c.fixed[k] = true;
-                c.init[k] = v;
-                c.bounds[k] = {std::min(c.bounds[k].first, v), std::max(c.bounds[k].second, v)};
-            }
+            const FitConfig c = held_config(pr.fixed);
             FitOptions fo = options_.fit;
             fo.uncertainties = false;
             fo.start = pr.start;
+            // A start moved along the covariance can leave the region where the likelihood exists (negative
+            // yields far out on a scan): the free fit's minimum with the held values is the start then.
+            if (!std::isfinite(m.logpdf(pr.start, data_))) {
+                fo.start = free_.bestfit;
+                for (const auto& [i, v] : pr.fixed) fo.start[static_cast<std::size_t>(i)] = v;
+            }
+            if (!batch_end.empty()) fo.other_starts.push_back(batch_end);
+            fo.other_starts.push_back(free_with(pr.fixed));
             FitResult r = fit(m, data_, c, fo);
             o.bestfit = std::move(r.bestfit);
             o.twice_nll = r.twice_nll;
@@ -229,7 +300,7 @@ void FixedFits::run_single(const Model& model, int threads, const std::vector<Fi
     auto worker = [&](int t) {
         const Model& m = t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)];
         for (std::size_t j = next++; j < which.size(); j = next++) {
-            fit_one(m, problems[which[j]], out[which[j]]);
+            fit_one(m, problems[which[j]], batch_ends[which[j]], out[which[j]]);
             if (progress) progress(++done, total, "fits");
         }
     };

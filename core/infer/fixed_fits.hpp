@@ -38,6 +38,7 @@ struct PinnedSolution {
     double edm = 0.0;
     bool converged = false;
     int iterations = 0;
+    std::int64_t evaluations = 0;  // of this problem's NLL and gradient
 };
 std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLikelihood& data, Problem& p,
                                                const std::vector<double>& cov_y,
@@ -81,8 +82,24 @@ private:
                                        const ProgressFn& progress);
     // run() through options_.held_runner: blocks of options_.held_block problems.
     std::vector<FixedFitOutcome> run_blocks(const std::vector<FixedFitProblem>& probs);
-    // Fits problems[which[i]] alone with fit() on `model`, on `threads` threads, into out[which[i]].
+    // The free fit's minimum with the held parameters at their values: one more start of every held fit's basin
+    // search (a start moved along the covariance far from the minimum can lead a descent into a higher basin than
+    // this one does: random_workspace.py seeds 10 and 13 with --channels 2 --bins 3 --samples 3).
+    std::vector<double> free_with(const FixedValues& fixed) const;
+    // The given starts of a held fit's basin search: FitOptions::other_starts and free_with(the held values).
+    std::vector<std::vector<double>> known_starts(const FixedFitProblem& pr) const;
+    // The configuration of a fit with `fixed` held: the resolved one with those parameters fixed at their values.
+    FitConfig held_config(const FixedValues& fixed) const;
+    // A problem the batch says converged at `x`, finished as a single fit finishes: the Newton polish that
+    // decides convergence (exact gradient projected on the bounds, finite-difference Hessian; `hints` are the
+    // Hessians of this batch's other problems), then the single fit's basin search. False (and `o` untouched)
+    // when the polish does not converge there: the problem is refitted alone.
+    bool finish_batched(const Model& model, const BoundLikelihood& data_t, const FixedFitProblem& pr,
+                        const PinnedSolution& sol, HessianHints* hints, FixedFitOutcome& o) const;
+    // Fits problems[which[i]] alone with fit() on `model`, on `threads` threads, into out[which[i]];
+    // batch_ends[which[i]] (when not empty: where the batch stopped) is one more start of its basin search.
     void run_single(const Model& model, int threads, const std::vector<FixedFitProblem>& problems,
+                    const std::vector<std::vector<double>>& batch_ends,
                     const std::vector<std::size_t>& which, std::vector<FixedFitOutcome>& out,
                     std::int64_t done_before, const ProgressFn& progress);
 

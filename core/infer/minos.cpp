@@ -71,7 +71,10 @@ std::pair<double, bool> find_end(ProfileOfOne& prof, double value, double sigma,
         if (outer == inner) return {bound, true};
         const double g_outer = prof(outer);
         if (g_outer >= 0.0) {
-            const double tol = 1e-7 * sigma;
+            // 1e-7 of the uncertainty, or of the bracket where that is narrower: a flat minimum (random_workspace.py
+            // seed 47 with --channels 2 --bins 3 --samples 3) has an uncertainty of thousands, and a tolerance
+            // that wide stopped the root finding at its first steps, 0.04 away from the crossing.
+            const double tol = 1e-7 * std::min(sigma, std::fabs(outer - inner));
             boost::uintmax_t max_iter = 60;
             auto done = [tol](double a, double b) { return std::fabs(b - a) <= tol; };
             const double a = std::min(inner, outer), b = std::max(inner, outer);

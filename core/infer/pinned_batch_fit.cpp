@@ -34,6 +34,7 @@ struct PinnedState {
     double edm = std::numeric_limits<double>::infinity();
     double t = 1.0, gd = 0.0;
     int iterations = 0;
+    std::int64_t evaluations = 1;  // of the NLL and gradient (the start's included)
     int status = 0;  // 0 running, 1 converged, 2 failed
 };
 
@@ -240,6 +241,7 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLi
             }
             std::vector<double> f, g;
             solver.evaluate(pending, ys, problems, f, g);
+            for (std::size_t k : pending) ++st[k].evaluations;
             std::vector<std::size_t> again;
             for (std::size_t j = 0; j < pending.size(); ++j) {
                 const std::size_t k = pending[j];
@@ -299,6 +301,7 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLi
         out[k].edm = st[k].edm;
         out[k].converged = st[k].status == 1;
         out[k].iterations = st[k].iterations;
+        out[k].evaluations = st[k].evaluations;
     }
     return out;
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,6 +28,17 @@ inline std::filesystem::path erjr_dir() { return shared_dir() / "data" / "atlas-
 inline std::vector<double> numbers(const json::Value& v) {
     std::vector<double> out;
     for (const auto& x : v.as_array()) out.push_back(x.is_string() ? std::nan("") : x.as_double());
+    return out;
+}
+
+// The output of ../shared/tools/random_workspace.py run with `args` (seed first); empty when python3 did not run.
+inline std::string random_workspace(const std::string& args) {
+    const std::string cmd = "python3 '" + (shared_dir() / "tools" / "random_workspace.py").string() + "' " + args;
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+    if (!pipe) return {};
+    std::string out;
+    char buf[65536];
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe.get())) > 0;) out.append(buf, n);
     return out;
 }
 
