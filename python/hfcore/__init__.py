@@ -26,7 +26,7 @@ from .tensor import backend, backends, get_backend, set_backend  # noqa: E402
 from .pdf import Model  # noqa: E402
 from .workspace import Workspace  # noqa: E402
 from .patchset import PatchSet  # noqa: E402
-from . import patchset, pdf, simplemodels, tensor, utils, workspace  # noqa: E402
+from . import optimize, patchset, pdf, simplemodels, tensor, utils, workspace  # noqa: E402
 from . import infer  # noqa: E402
 
 __version__ = "0.1.0"
@@ -42,6 +42,7 @@ __all__ = [
     "exceptions",
     "get_backend",
     "infer",
+    "optimize",
     "optimizer",
     "patchset",
     "pdf",

@@ -187,6 +187,13 @@ class tensorlib_numpy:
     def poisson(self, n, lam):
         return np.exp(self.poisson_logpdf(n, lam))
 
+    def poisson_dist(self, rate):
+        """A Poisson distribution's ``log_prob`` (cabinetry's goodness of fit). Stand-in: the pyhf-surface work
+        brings the full ``poisson_dist`` / ``normal_dist``."""
+        from ._pdf_parts import _PoissonLogProb
+
+        return _PoissonLogProb(rate)
+
     def erf(self, tensor_in):
         return np.vectorize(math.erf)(tensor_in)
 
@@ -241,9 +248,12 @@ def set_backend(backend, custom_optimizer=None, precision=None, default=False, d
                     f"The optimizer provided is not supported: {custom_optimizer}. Select from one of the "
                     "supported optimizers: scipy, minuit (hfcore fits with its own minimiser either way)."
                 )
-            _current["optimizer"] = hfcore_optimizer(custom_optimizer)
+            from .optimize import by_name
+
+            _current["optimizer"] = hfcore_optimizer() if custom_optimizer == "hfcore" else by_name(custom_optimizer)
         else:
-            _current["optimizer"] = hfcore_optimizer(getattr(custom_optimizer, "name", None))
+            # An optimizer object (hfcore.optimize's): fits read its name and options (see infer/mle.py).
+            _current["optimizer"] = custom_optimizer
     _core.set_default_backend(b)
     _current["tensorlib"] = tensorlib_numpy(b)
 
