@@ -31,7 +31,7 @@ def _normal_logpdf(x, mu, sigma):
 
 
 def _as_pars(pars, npars):
-    p = np.asarray(pars, dtype=float)
+    p = np.ascontiguousarray(pars, dtype=float)  # the engine reads C-contiguous arrays; cabinetry passes views
     if p.ndim not in (1, 2) or p.shape[-1] != npars:
         raise ValueError(f"pars: expected shape ({npars},) or (K, {npars}), got {p.shape}")
     return p
@@ -48,16 +48,26 @@ class _PoissonLogProb:
 
 
 class _TensorViewer:
-    """pyhf's tensor viewer of the full data: ``split(data)`` gives [main data, auxiliary data] along the last
-    axis (model.fullpdf_tv)."""
+    """pyhf's tensor viewer of the full data (model.fullpdf_tv): ``split(data)`` gives [main data, auxiliary
+    data] along the last axis (the auxiliary part only where the model has constraint terms, as pyhf);
+    ``selection`` picks parts by name ("main", "aux"); ``stitch`` joins them again."""
 
-    def __init__(self, nmain, naux):
-        self.nmain, self.naux = nmain, naux
+    def __init__(self, sizes, names):
+        self.names = list(names)[: len(sizes)]
+        self._slices = {}
+        begin = 0
+        for name, size in zip(self.names, sizes):
+            self._slices[name] = slice(begin, begin + size)
+            begin += size
 
     def split(self, data, selection=None):
         d = np.asarray(data, dtype=float)
-        parts = [d[..., : self.nmain], d[..., self.nmain : self.nmain + self.naux]]
-        return parts if selection is None else [parts[i] for i in selection]
+        return [d[..., self._slices[name]] for name in (self.names if selection is None else selection)]
+
+    def stitch(self, data):
+        if len(data) != len(self.names):
+            raise ValueError(f"stitch: expected {len(self.names)} parts ({', '.join(self.names)}), got {len(data)}")
+        return np.concatenate([np.asarray(d, dtype=float) for d in data], axis=-1)
 
 
 class _MainModel:

@@ -221,7 +221,8 @@ class _LikelihoodParts:
 
     @property
     def fullpdf_tv(self):
-        return _TensorViewer(self.config.nmaindata, self.config.nauxdata)
+        sizes = [self.config.nmaindata] + ([self.config.nauxdata] if self.constraint_model.has_pdf() else [])
+        return _TensorViewer(sizes, ["main", "aux"])
 
     def mainlogpdf(self, maindata, pars):
         return self.main_model.logpdf(maindata, pars)

@@ -11,11 +11,13 @@ python=${HFCORE_PYTHON:-python3}
 rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/pip" install --quiet --upgrade pip
-# nanobind: test_package.py checks the .pyi stubs against nanobind's stubgen.
-"$venv/bin/pip" install --quiet "numpy>=1.21" "pytest>=7" "pyhf==0.7.6" nanobind
+# nanobind: test_package.py checks the .pyi stubs against nanobind's stubgen. cabinetry and iminuit:
+# test_cabinetry.py runs cabinetry's workflow on pyhf and on hfcore (iminuit: hfcore's minuit extra).
+"$venv/bin/pip" install --quiet "numpy>=1.21" "pytest>=7" "pyhf==0.7.6" nanobind "cabinetry==0.6.*" "iminuit>=2"
 t0=$SECONDS
-# With the plot extra (matplotlib, mplhep, scipy): tests/python/test_plot.py renders every plot kind.
-"$venv/bin/pip" install --quiet "$root[plot]"
+# With the plot extra (matplotlib, mplhep, scipy): tests/python/test_plot.py renders every plot kind; with the
+# minuit extra: minuit_optimizer's iminuit.Minuit.
+"$venv/bin/pip" install --quiet "$root[plot,minuit]"
 echo "30-python: pip install of the clone took $((SECONDS - t0)) s"
 cd "$root/tests/python"
 # The installed package, not python/hfcore/ of the clone (which has no compiled part), is what gets imported.

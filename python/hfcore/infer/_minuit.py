@@ -29,8 +29,8 @@ def _import_iminuit():
 class _AtMinimum:
     """A scipy.optimize.minimize "method" that reports hfcore's minimum (in the free parameters Minuit passes)."""
 
-    def __init__(self, x_free, fun, grad_free, cov_free, nfev):
-        self.x_free, self.fun, self.grad_free, self.cov_free, self.nfev = x_free, fun, grad_free, cov_free, nfev
+    def __init__(self, x_free, fun, grad_free, hess_inv, nfev):
+        self.x_free, self.fun, self.grad_free, self.hess_inv, self.nfev = x_free, fun, grad_free, hess_inv, nfev
 
     def __call__(self, fun, x0, args=(), bounds=None, **unused):
         from scipy.optimize import OptimizeResult
@@ -39,13 +39,15 @@ class _AtMinimum:
         if bounds is not None:
             # Minuit hands slightly tightened limits (so its internal transform stays finite): a minimum on a
             # bound is reported just inside it, as Minuit's own minimisers would.
-            lb = np.array(getattr(bounds, "lb", [b[0] for b in bounds]), dtype=float)
-            ub = np.array(getattr(bounds, "ub", [b[1] for b in bounds]), dtype=float)
-            x = np.clip(x, lb, ub)
+            if hasattr(bounds, "lb"):
+                lb, ub = bounds.lb, bounds.ub
+            else:
+                lb, ub = zip(*bounds)
+            x = np.clip(x, np.asarray(lb, dtype=float), np.asarray(ub, dtype=float))
         out = OptimizeResult(x=x, fun=self.fun, jac=self.grad_free, nfev=self.nfev, njev=1, success=True,
                              message="hfcore's minimum", status=0)
-        if self.cov_free is not None:
-            out["hess_inv"] = self.cov_free
+        if self.hess_inv is not None:
+            out["hess_inv"] = self.hess_inv
         return out
 
     def __str__(self):
@@ -86,10 +88,13 @@ def minuit_at_minimum(model, data, bestfit, twice_nll, covariance, fixed, bounds
             errors = np.array(m.errors)
             errors[free] = np.sqrt(np.diag(c))
             m.errors = errors
-    placement = _AtMinimum(x[free], float(twice_nll), grad(x)[free], cov_free, int(nfev))
-    # With hfcore's inverse Hessian passed as accurate (hess given), Minuit keeps it; without one, strategy > 0
+    # Minuit reads an external minimiser's hess_inv as the inverse Hessian of fcn, and makes the covariance
+    # 2 * errordef * hess_inv from it: hand it hfcore's covariance scaled accordingly.
+    hess_inv = None if cov_free is None else cov_free / (2.0 * m.errordef)
+    placement = _AtMinimum(x[free], float(twice_nll), grad(x)[free], hess_inv, int(nfev))
+    # With the inverse Hessian passed as accurate (hess given), Minuit keeps it; without one, strategy > 0
     # runs HESSE, so ask for it explicitly whatever the strategy.
-    accurate = (lambda p: np.linalg.inv(cov_free)) if cov_free is not None else None
+    accurate = (lambda p: np.linalg.inv(hess_inv)) if hess_inv is not None else None
     m.scipy(method=placement, hess=accurate)
     if cov_free is None:
         m.hesse()

@@ -34,14 +34,22 @@ def _fit(data, pdf, init_pars, par_bounds, fixed_params, fixed_poi, return_fitte
     # default: it configures the Minuit object handed back, and hfcore's minimiser keeps its own.
     maxiter = kwargs.get("maxiter") or 0
     tolerance = (kwargs.get("tolerance") or 0.0) if kind == "hfcore" else 0.0
-    with_minuit = return_result_obj and kind == "minuit"
+    with_minuit = kind == "minuit" and bool(return_result_obj or return_uncertainties)
     want_hessian = bool(return_uncertainties or return_correlations or (return_result_obj and kind != "hfcore"))
     r = _core.fit(pdf, data, init_pars, par_bounds, fixed_params, fixed_poi, want_hessian, int(maxiter),
                   float(tolerance))
     check_converged(r)
+    unc = r.uncertainties
+    minuit = None
+    if with_minuit:
+        minuit = _minuit_for(r, data, pdf, par_bounds, fixed_params, fixed_poi, optimizer, kwargs)
+        # pyhf's uncertainties under Minuit are Minuit's errors: from the same covariance, but taken through
+        # Minuit's transform of bounded parameters (the half-width of the mapped interval, not the linearised
+        # one; smaller by up to ~1% for a parameter whose error is a fair part of its range).
+        unc = np.where(np.array(minuit.fixed), 0.0, np.array(minuit.errors)) if r.hessian_ok else unc
     x = r.bestfit
     if return_uncertainties:
-        x = np.stack([x, r.uncertainties], axis=1)
+        x = np.stack([x, unc], axis=1)
     out = [x]
     if return_correlations:
         out.append(r.correlations)
@@ -49,8 +57,8 @@ def _fit(data, pdf, init_pars, par_bounds, fixed_params, fixed_poi, return_fitte
         out.append(as_tensor(r.twice_nll))
     if return_result_obj:
         result = result_object(r)
-        if with_minuit:
-            result.minuit = _minuit_for(r, data, pdf, par_bounds, fixed_params, fixed_poi, optimizer, kwargs)
+        result.unc = unc
+        result.minuit = minuit
         out.append(result)
     return tuple(out) if len(out) > 1 else out[0]
 

@@ -1,0 +1,124 @@
+"""cabinetry 0.6's workflow with hfcore standing in for pyhf, against the same workflow on real pyhf: the 11
+steps (workspace.load, model_and_data (+ Asimov), fit (+ MINOS, goodness of fit), ranking, scan, limit,
+significance, prediction + tabulate.yields, and the data/MC, pulls and correlation plots) on the example workspace
+and an sbottom model.
+
+Each engine runs in a subprocess of its own (cabinetry_workflow.py says why); both run at once. Agreement:
+best-fit values, uncertainties, MINOS intervals, impacts, scan and yields to 1e-4; limits and significances to
+1e-3. Real pyhf runs Minuit at strategy 2, tolerance 1e-4; where its fit still ends above hfcore's minimum (its
+-2 log L higher), hfcore's answer is the reference and the difference must come with that higher -2 log L.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, VALIDATION, needs_shared
+
+pytestmark = needs_shared
+
+WORKFLOW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cabinetry_workflow.py")
+# The sbottom model has 60 nuisance parameters: its ranking floats the first 6 (the others fixed on both
+# engines), which keeps real pyhf's side of the test short.
+CASES = {
+    "example": (ROOT / "examples" / "workspaces" / "example.json", None),
+    "sbottom": (VALIDATION / "sbottom_regionA_1300_205_60" / "workspace.json", 6),
+}
+STEPS = ["workspace.load", "model_utils.model_and_data", "fit.fit", "fit.ranking", "fit.scan", "fit.limit",
+         "fit.significance", "model_utils.prediction + tabulate.yields", "visualize.data_mc", "visualize.pulls",
+         "visualize.correlation_matrix"]
+
+
+@pytest.fixture(scope="module", params=sorted(CASES))
+def runs(request, tmp_path_factory):
+    """{"pyhf": results, "hfcore": results} of one workspace, the two workflows run in parallel."""
+    pytest.importorskip("cabinetry")
+    workspace, ranking_free = CASES[request.param]
+    tmp = tmp_path_factory.mktemp(f"cabinetry-{request.param}")
+    procs = {}
+    for engine in ("pyhf", "hfcore"):
+        cmd = [sys.executable, WORKFLOW, engine, str(workspace), str(tmp / f"{engine}.json"), str(tmp / engine)]
+        if ranking_free is not None:
+            cmd += ["--ranking-free", str(ranking_free)]
+        env = dict(os.environ, MPLBACKEND="Agg")
+        procs[engine] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    out = {}
+    for engine, p in procs.items():
+        log, _ = p.communicate(timeout=600)
+        assert p.returncode == 0, f"cabinetry on {engine} failed:\n{log[-6000:]}"
+        with open(tmp / f"{engine}.json") as f:
+            out[engine] = json.load(f)
+    return out
+
+
+def close(got, want, atol, what):
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    assert got.shape == want.shape, f"{what}: shapes {got.shape} vs {want.shape}"
+    np.testing.assert_allclose(got, want, rtol=0, atol=atol, err_msg=what)
+
+
+def test_every_step_runs_on_hfcore(runs):
+    h = runs["hfcore"]
+    assert h["pyhf_module"] == "hfcore" and runs["pyhf"]["pyhf_module"] == "pyhf"
+    assert list(h["times"]) == STEPS
+    assert h["model"] == runs["pyhf"]["model"]  # parameter names, POI, data and Asimov data
+    assert h["figures"] == runs["pyhf"]["figures"] and len(h["figures"]) >= 3
+
+
+def test_fit(runs):
+    p, h = runs["pyhf"]["fit"], runs["hfcore"]["fit"]
+    assert h["labels"] == p["labels"]
+    # hfcore's minimum is at least as low as Minuit's (to Minuit's own EDM goal at tolerance 1e-4).
+    assert h["best_twice_nll"] <= p["best_twice_nll"] + 1e-6
+    if p["best_twice_nll"] - h["best_twice_nll"] < 1e-6:
+        close(h["bestfit"], p["bestfit"], 1e-4, "best-fit values")
+    close(h["uncertainty"], p["uncertainty"], 1e-4, "uncertainties")
+    close(h["corr_mat"], p["corr_mat"], 1e-3, "correlations")
+    assert h["goodness_of_fit"] == pytest.approx(p["goodness_of_fit"], abs=1e-4)
+    assert h["minos"].keys() == p["minos"].keys() and len(h["minos"]) == 1
+    for name in p["minos"]:
+        close(h["minos"][name], p["minos"][name], 1e-4, f"MINOS interval of {name}")
+
+
+def test_ranking(runs):
+    p, h = runs["pyhf"]["ranking"], runs["hfcore"]["ranking"]
+    assert h["labels"] == p["labels"] and len(h["labels"]) >= 6
+    for key in ("bestfit", "uncertainty", "prefit_up", "prefit_down", "postfit_up", "postfit_down"):
+        close(h[key], p[key], 1e-4, f"ranking {key}")
+
+
+def test_scan(runs):
+    p, h = runs["pyhf"]["scan"], runs["hfcore"]["scan"]
+    close(h["parameter_values"], p["parameter_values"], 1e-4, "scan points")
+    close(h["delta_nlls"], p["delta_nlls"], 1e-4, "scan delta NLL")
+
+
+def test_limit(runs):
+    p, h = runs["pyhf"]["limit"], runs["hfcore"]["limit"]
+    assert h["observed_limit"] == pytest.approx(p["observed_limit"], abs=1e-3)
+    close(h["expected_limit"], p["expected_limit"], 1e-3, "expected limits")
+
+
+def test_significance(runs):
+    p, h = runs["pyhf"]["significance"], runs["hfcore"]["significance"]
+    for key in p:
+        assert h[key] == pytest.approx(p[key], abs=1e-3), key
+
+
+def test_prediction_and_yields(runs):
+    p, h = runs["pyhf"], runs["hfcore"]
+    for which in ("prefit", "postfit"):
+        for key in ("model_yields", "total_stdev_model_bins", "total_stdev_model_channels"):
+            a, b = h["prediction"][which][key], p["prediction"][which][key]
+            for ch_a, ch_b in zip(a, b):
+                # yields are event counts: 1e-4 relative to the bin's content
+                close(np.asarray(ch_a) / np.maximum(np.abs(ch_b), 1.0), np.asarray(ch_b) / np.maximum(np.abs(ch_b), 1.0),
+                      1e-4, f"{which} {key}")
+    assert h["yields_table"].keys() == p["yields_table"].keys()
+    for kind in p["yields_table"]:
+        for row_h, row_p in zip(h["yields_table"][kind], p["yields_table"][kind]):
+            assert row_h.keys() == row_p.keys() and row_h["sample"] == row_p["sample"]
