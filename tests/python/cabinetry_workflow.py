@@ -102,7 +102,14 @@ def run(engine, workspace_path, figure_dir, ranking_free=None):
     out["ranking"] = {k: tolist(getattr(rank, k)) for k in
                       ("labels", "bestfit", "uncertainty", "prefit_up", "prefit_down", "postfit_up", "postfit_down")}
 
-    scan = step("fit.scan", lambda: cabinetry.fit.scan(model, data, poi, n_steps=5, **fit_kw))
+    # cabinetry scans the best fit +- 2 sigma by default, which leaves the POI's bounds when its best fit is on
+    # one (pyhf then refuses the fixed value, as hfcore does): the range within the bounds, rounded so that
+    # both engines scan the same points.
+    i_poi = model.config.poi_index
+    lo, hi = model.config.suggested_bounds()[i_poi]
+    mle, unc = fr.bestfit[i_poi], fr.uncertainty[i_poi]
+    par_range = (max(lo, round(mle - 2 * unc, 2)), min(hi, round(mle + 2 * unc, 2)))
+    scan = step("fit.scan", lambda: cabinetry.fit.scan(model, data, poi, par_range=par_range, n_steps=5, **fit_kw))
     out["scan"] = {"parameter_values": tolist(scan.parameter_values), "delta_nlls": tolist(scan.delta_nlls),
                    "bestfit": scan.bestfit, "uncertainty": scan.uncertainty}
 
@@ -131,7 +138,9 @@ def run(engine, workspace_path, figure_dir, ranking_free=None):
     step("visualize.data_mc",
          lambda: cabinetry.visualize.data_mc(post, data, figure_folder=figure_dir, close_figure=True))
     step("visualize.pulls", lambda: cabinetry.visualize.pulls(fr, figure_folder=figure_dir))
-    step("visualize.correlation_matrix", lambda: cabinetry.visualize.correlation_matrix(fr, figure_folder=figure_dir))
+    # Correlations below 0.05 left out of the plot: a 60-parameter matrix drawn in full costs matplotlib seconds.
+    step("visualize.correlation_matrix",
+         lambda: cabinetry.visualize.correlation_matrix(fr, figure_folder=figure_dir, pruning_threshold=0.05))
     out["figures"] = sorted(f for f in os.listdir(figure_dir) if os.path.getsize(os.path.join(figure_dir, f)) > 0)
     out["times"] = times
     return out

@@ -26,11 +26,35 @@ def _import_iminuit():
     return iminuit
 
 
-class _AtMinimum:
-    """A scipy.optimize.minimize "method" that reports hfcore's minimum (in the free parameters Minuit passes)."""
+def _transform_derivatives(x, lo, hi):
+    """d x / d theta and d2 x / d theta2 of Minuit's map from its internal parameter theta to a parameter x with
+    limits lo, hi (sin for two limits, sqrt for one, identity for none)."""
+    j, c = np.ones_like(x), np.zeros_like(x)
+    both = np.isfinite(lo) & np.isfinite(hi)
+    half = 0.5 * (hi[both] - lo[both])
+    sin = np.clip((x[both] - lo[both]) / half - 1.0, -1.0, 1.0)
+    j[both] = half * np.sqrt(1.0 - sin * sin)
+    c[both] = -half * sin
+    for side, sign in ((np.isfinite(lo) & ~both, 1.0), (np.isfinite(hi) & ~both, -1.0)):
+        edge = np.where(sign > 0, lo, hi)[side]
+        t = np.sqrt(np.maximum((sign * (x[side] - edge) + 1.0) ** 2 - 1.0, 0.0))
+        j[side] = sign * t / np.sqrt(t * t + 1.0)
+        c[side] = sign / (t * t + 1.0) ** 1.5
+    return j, c
 
-    def __init__(self, x_free, fun, grad_free, hess_inv, nfev):
-        self.x_free, self.fun, self.grad_free, self.hess_inv, self.nfev = x_free, fun, grad_free, hess_inv, nfev
+
+class _AtMinimum:
+    """A scipy.optimize.minimize "method" that reports hfcore's minimum (in the free parameters Minuit passes).
+
+    Minuit converts the inverse Hessian it is given to its internal parameters with the Jacobian of its limit
+    transform only. At a minimum on a limit the gradient does not vanish, and the internal Hessian has a second
+    term, gradient x curvature of the transform, which is what makes such a minimum valid for Minuit (its own
+    HESSE measures it). The matrix handed over includes that term, so the internal Hessian Minuit ends up with
+    is the one its HESSE would measure; away from limits the term is zero and the matrix is hfcore's."""
+
+    def __init__(self, x_free, fun, grad_free, hess_free, lower, upper, nfev):
+        self.x_free, self.fun, self.grad_free, self.hess_free = x_free, fun, grad_free, hess_free
+        self.lower, self.upper, self.nfev = lower, upper, nfev
 
     def __call__(self, fun, x0, args=(), bounds=None, **unused):
         from scipy.optimize import OptimizeResult
@@ -46,8 +70,10 @@ class _AtMinimum:
             x = np.clip(x, np.asarray(lb, dtype=float), np.asarray(ub, dtype=float))
         out = OptimizeResult(x=x, fun=self.fun, jac=self.grad_free, nfev=self.nfev, njev=1, success=True,
                              message="hfcore's minimum", status=0)
-        if self.hess_inv is not None:
-            out["hess_inv"] = self.hess_inv
+        if self.hess_free is not None:
+            jac, curv = _transform_derivatives(x, self.lower, self.upper)
+            internal = jac[:, None] * self.hess_free * jac[None, :] + np.diag(self.grad_free * curv)
+            out["hess_inv"] = jac[:, None] * np.linalg.inv(internal) * jac[None, :]
         return out
 
     def __str__(self):
@@ -76,8 +102,12 @@ def minuit_at_minimum(model, data, bestfit, twice_nll, covariance, fixed, bounds
     m.limits = [tuple(b) for b in bounds]
     m.fixed = list(fixed)
     m.print_level = 0  # the placement itself prints nothing; verbosity is restored below
-    # pyhf's default strategy with an analytic gradient is 0; cabinetry passes its own.
-    m.strategy = 0 if strategy is None else int(strategy)
+    if strategy is None:
+        # pyhf's default: 0 where the backend differentiates (Minuit trusts the gradient), else 1.
+        from ..tensor import get_backend
+
+        strategy = 0 if getattr(get_backend()[0], "default_do_grad", True) else 1
+    m.strategy = int(strategy)
     m.tol = tolerance
     free = ~fixed
     cov_free = None
@@ -88,15 +118,25 @@ def minuit_at_minimum(model, data, bestfit, twice_nll, covariance, fixed, bounds
             errors = np.array(m.errors)
             errors[free] = np.sqrt(np.diag(c))
             m.errors = errors
-    # Minuit reads an external minimiser's hess_inv as the inverse Hessian of fcn, and makes the covariance
-    # 2 * errordef * hess_inv from it: hand it hfcore's covariance scaled accordingly.
-    hess_inv = None if cov_free is None else cov_free / (2.0 * m.errordef)
-    placement = _AtMinimum(x[free], float(twice_nll), grad(x)[free], hess_inv, int(nfev))
+    # The Hessian of fcn = -2 log L is 2 * covariance^-1 (Minuit's covariance is then 2 * errordef * its
+    # inverse: hfcore's covariance at errordef 1, as pyhf's Minuit on -2 log L).
+    hess_free = None if cov_free is None else 2.0 * np.linalg.inv(cov_free)
+    lower = np.array([b[0] for b in bounds], dtype=float)[free]
+    upper = np.array([b[1] for b in bounds], dtype=float)[free]
+    placement = _AtMinimum(x[free], float(twice_nll), grad(x)[free], hess_free, lower, upper, int(nfev))
     # With the inverse Hessian passed as accurate (hess given), Minuit keeps it; without one, strategy > 0
     # runs HESSE, so ask for it explicitly whatever the strategy.
-    accurate = (lambda p: np.linalg.inv(hess_inv)) if hess_inv is not None else None
+    accurate = (lambda p: hess_free) if hess_free is not None else None
     m.scipy(method=placement, hess=accurate)
     if cov_free is None:
         m.hesse()
+    if not m.valid:
+        # A minimum on a limit: Minuit's transform keeps the parameter a little inside it (its precision, ~1e-5
+        # of the range), where the slope left over is above Minuit's EDM goal. Migrad from here, seeded with the
+        # covariance above, moves that parameter the rest of the way (and runs HESSE at strategy 2), as pyhf's
+        # own Minuit fit would end.
+        m.migrad()
+        if m.valid and m.strategy.strategy < 2:
+            m.hesse()  # pyhf's errors after Migrad are HESSE's (strategy 2 has just run it)
     m.print_level = int(optimizer.verbose or 0)
     return m
