@@ -99,10 +99,13 @@ class _MainModel:
 
 
 class _ConstraintSet:
-    """One kind of constraint term (Gaussian or Poisson): its parameters' positions in pars and auxdata."""
+    """The Gaussian or the Poisson constraint terms: their parameters' positions in pars and auxdata, and their
+    widths (sigmas) or rate factors (tau), shown as pyhf does (``batched_sigmas`` / ``batched_factors``, which
+    exist only where the model has such terms: cabinetry relies on that)."""
 
     def __init__(self, config, pdf_type, batch_size):
         self.batch_size = batch_size
+        self._normal = pdf_type == "normal"
         par_index, aux_index, widths = [], [], []
         offset = 0
         for name in config.auxdata_order:
@@ -111,11 +114,14 @@ class _ConstraintSet:
             if ps.pdf_type == pdf_type:
                 par_index += list(range(sl.start, sl.stop))
                 aux_index += list(range(offset, offset + ps.n_parameters))
-                widths += list(ps.sigmas if pdf_type == "normal" else ps.factors)
+                widths += list(ps.sigmas if self._normal else ps.factors)
             offset += ps.n_parameters
         self._par_index = np.asarray(par_index, dtype=int)
         self._aux_index = np.asarray(aux_index, dtype=int)
         self._widths = np.asarray(widths, dtype=float)
+        if self.has_pdf():
+            batched = np.tile(self._widths, (batch_size or 1, 1))
+            setattr(self, "batched_sigmas" if self._normal else "batched_factors", batched)
 
     def has_pdf(self):
         return self._par_index.size > 0
@@ -123,29 +129,12 @@ class _ConstraintSet:
     def logpdf(self, auxdata, pars):
         if not self.has_pdf():
             return np.zeros(pars.shape[:-1])
-        return np.sum(self._terms(auxdata[..., self._aux_index], pars[..., self._par_index]), axis=-1)
-
-
-class _GaussianConstraints(_ConstraintSet):
-    def __init__(self, config, batch_size):
-        super().__init__(config, "normal", batch_size)
-        if self.has_pdf():
-            self.batched_sigmas = np.tile(self._widths, (batch_size or 1, 1))
-
-    def _terms(self, aux, pars):
-        return _normal_logpdf(aux, pars, self._widths)
-
-
-class _PoissonConstraints(_ConstraintSet):
-    def __init__(self, config, batch_size):
-        super().__init__(config, "poisson", batch_size)
-        # pyhf's attribute exists only when the model has Poisson-constrained parameters (cabinetry relies on it).
-        if self.has_pdf():
-            self.batched_factors = np.tile(self._widths, (batch_size or 1, 1))
-
-    def _terms(self, aux, pars):
-        # aux is tau * (nominal gamma = 1); the rate is gamma * tau.
-        return _poisson_logpdf(aux, pars * self._widths)
+        aux, p = auxdata[..., self._aux_index], pars[..., self._par_index]
+        if self._normal:
+            terms = _normal_logpdf(aux, p, self._widths)
+        else:
+            terms = _poisson_logpdf(aux, p * self._widths)  # aux is tau * (nominal gamma = 1), the rate gamma * tau
+        return np.sum(terms, axis=-1)
 
 
 class _ConstraintModel:
@@ -156,8 +145,8 @@ class _ConstraintModel:
         self._model = model
         self.config = model.config
         self.batch_size = model.batch_size
-        self.constraints_gaussian = _GaussianConstraints(self.config, self.batch_size)
-        self.constraints_poisson = _PoissonConstraints(self.config, self.batch_size)
+        self.constraints_gaussian = _ConstraintSet(self.config, "normal", self.batch_size)
+        self.constraints_poisson = _ConstraintSet(self.config, "poisson", self.batch_size)
 
     def has_pdf(self):
         return self.constraints_gaussian.has_pdf() or self.constraints_poisson.has_pdf()
