@@ -2,7 +2,7 @@
 """cabinetry's workflow timed step by step on real pyhf and on hfcore standing in for pyhf, one after the other
 (never at once, so neither slows the other), and the ratio per step.
 
-    python bench/compare_cabinetry.py [WORKSPACE.json ...] [--ranking-free N] [--json OUT.json]
+    python bench/compare_cabinetry.py [WORKSPACE.json ...] [--skip STEP,...] [--json OUT.json]
 
 Needs cabinetry, iminuit, pyhf and hfcore installed in the running Python. The steps and their settings are
 tests/python/cabinetry_workflow.py's (Minuit strategy 2, tolerance 1e-4; limit to a POI tolerance of 1e-4);
@@ -22,11 +22,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKFLOW = os.path.join(ROOT, "tests", "python", "cabinetry_workflow.py")
 
 
-def time_engine(engine, workspace, ranking_free, tmp):
+def time_engine(engine, workspace, skip, tmp):
     out = os.path.join(tmp, f"{engine}.json")
     cmd = [sys.executable, WORKFLOW, engine, workspace, out, os.path.join(tmp, f"figures-{engine}")]
-    if ranking_free is not None:
-        cmd += ["--ranking-free", str(ranking_free)]
+    if skip:
+        cmd += ["--skip", skip]
     subprocess.run(cmd, check=True, env=dict(os.environ, MPLBACKEND="Agg"))
     with open(out) as f:
         return json.load(f)["times"]
@@ -35,15 +35,14 @@ def time_engine(engine, workspace, ranking_free, tmp):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("workspaces", nargs="*", default=[os.path.join(ROOT, "examples", "workspaces", "example.json")])
-    parser.add_argument("--ranking-free", type=int, default=None,
-                        help="rank only the first N free nuisance parameters (default: all)")
+    parser.add_argument("--skip", default="", help="steps to leave out (fit.ranking, fit.limit), comma-separated")
     parser.add_argument("--json", help="write the times and ratios here")
     args = parser.parse_args(argv)
     report = {}
     for ws in args.workspaces:
         with tempfile.TemporaryDirectory() as tmp:
-            t_p = time_engine("pyhf", ws, args.ranking_free, tmp)
-            t_h = time_engine("hfcore", ws, args.ranking_free, tmp)
+            t_p = time_engine("pyhf", ws, args.skip, tmp)
+            t_h = time_engine("hfcore", ws, args.skip, tmp)
         print(f"\n{ws}")
         print(f"{'step':44s} {'pyhf [s]':>10s} {'hfcore [s]':>11s} {'ratio':>8s}")
         rows = {}

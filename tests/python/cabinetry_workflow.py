@@ -2,7 +2,7 @@
 step's results and wall time as JSON. Used by test_cabinetry.py (which compares the two engines) and by
 bench/compare_cabinetry.py (which times them).
 
-    python cabinetry_workflow.py {pyhf,hfcore} WORKSPACE.json OUT.json FIGURE_DIR [--ranking-free N]
+    python cabinetry_workflow.py {pyhf,hfcore} WORKSPACE.json OUT.json FIGURE_DIR [--skip STEP,...]
 
 Each engine runs in its own process: cabinetry binds ``import pyhf`` when it is imported, keeps caches keyed by
 model (yield uncertainties), and pyhf keeps a global backend; one process per engine keeps them apart. For
@@ -54,7 +54,7 @@ def tolist(x):
     return x
 
 
-def run(engine, workspace_path, figure_dir, ranking_free=None):
+def run(engine, workspace_path, figure_dir, skip=()):
     if engine == "hfcore":
         use_hfcore_as_pyhf()
     import matplotlib
@@ -91,16 +91,10 @@ def run(engine, workspace_path, figure_dir, ranking_free=None):
                   "corr_mat": tolist(fr.corr_mat), "best_twice_nll": fr.best_twice_nll,
                   "goodness_of_fit": fr.goodness_of_fit, "minos": tolist(fr.minos_uncertainty)}
 
-    fix_pars = None
-    if ranking_free is not None:
-        # A shorter ranking: only the first N free nuisance parameters float (the same on both engines).
-        fix_pars = list(model.config.suggested_fixed())
-        free = [i for i, f in enumerate(fix_pars) if not f and i != model.config.poi_index]
-        for i in free[ranking_free:]:
-            fix_pars[i] = True
-    rank = step("fit.ranking", lambda: cabinetry.fit.ranking(model, data, fix_pars=fix_pars, **fit_kw))
-    out["ranking"] = {k: tolist(getattr(rank, k)) for k in
-                      ("labels", "bestfit", "uncertainty", "prefit_up", "prefit_down", "postfit_up", "postfit_down")}
+    if "fit.ranking" not in skip:
+        rank = step("fit.ranking", lambda: cabinetry.fit.ranking(model, data, fit_results=fr, **fit_kw))
+        out["ranking"] = {k: tolist(getattr(rank, k)) for k in ("labels", "bestfit", "uncertainty", "prefit_up",
+                                                                 "prefit_down", "postfit_up", "postfit_down")}
 
     # cabinetry scans the best fit +- 2 sigma by default, which leaves the POI's bounds when its best fit is on
     # one (pyhf then refuses the fixed value, as hfcore does): the range within the bounds, rounded so that
@@ -113,8 +107,9 @@ def run(engine, workspace_path, figure_dir, ranking_free=None):
     out["scan"] = {"parameter_values": tolist(scan.parameter_values), "delta_nlls": tolist(scan.delta_nlls),
                    "bestfit": scan.bestfit, "uncertainty": scan.uncertainty}
 
-    lim = step("fit.limit", lambda: cabinetry.fit.limit(model, data, poi_tolerance=POI_TOLERANCE, **fit_kw))
-    out["limit"] = {"observed_limit": lim.observed_limit, "expected_limit": tolist(lim.expected_limit)}
+    if "fit.limit" not in skip:
+        lim = step("fit.limit", lambda: cabinetry.fit.limit(model, data, poi_tolerance=POI_TOLERANCE, **fit_kw))
+        out["limit"] = {"observed_limit": lim.observed_limit, "expected_limit": tolist(lim.expected_limit)}
 
     sig = step("fit.significance", lambda: cabinetry.fit.significance(model, data, **fit_kw))
     out["significance"] = {k: float(getattr(sig, k)) for k in
@@ -152,10 +147,13 @@ def main(argv=None):
     parser.add_argument("workspace")
     parser.add_argument("out")
     parser.add_argument("figure_dir")
-    parser.add_argument("--ranking-free", type=int, default=None,
-                        help="rank only the first N free nuisance parameters (the others fixed)")
+    parser.add_argument("--skip", default="", help="steps to leave out, comma-separated (fit.ranking, fit.limit)")
     args = parser.parse_args(argv)
-    result = run(args.engine, args.workspace, args.figure_dir, args.ranking_free)
+    skip = [s for s in args.skip.split(",") if s]
+    for name in skip:
+        if name not in ("fit.ranking", "fit.limit"):
+            parser.error(f"--skip: {name!r} is not a step that can be left out (fit.ranking, fit.limit)")
+    result = run(args.engine, args.workspace, args.figure_dir, skip)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
 
