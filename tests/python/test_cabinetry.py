@@ -22,11 +22,12 @@ from conftest import ROOT, VALIDATION, needs_shared
 pytestmark = needs_shared
 
 WORKFLOW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cabinetry_workflow.py")
-# The sbottom model (60 nuisance parameters, the POI's best fit on its bound) runs the workflow without the
-# ranking and the limit: on real pyhf these two take minutes there; the example workspace runs all 11 steps.
+# The sbottom model (66 parameters, 3 channels) runs the workflow without the ranking and the limit: on real
+# pyhf these two take minutes there; the example workspace runs all 11 steps. (In region A the POI's best fit is
+# on its bound, where real pyhf's Minuit fails the significance's Asimov fit at strategy 2.)
 CASES = {
     "example": (ROOT / "examples" / "workspaces" / "example.json", []),
-    "sbottom": (VALIDATION / "sbottom_regionA_1300_205_60" / "workspace.json", ["fit.ranking", "fit.limit"]),
+    "sbottom": (VALIDATION / "sbottom_regionC_1600_850_60" / "workspace.json", ["fit.ranking", "fit.limit"]),
 }
 STEPS = ["workspace.load", "model_utils.model_and_data", "fit.fit", "fit.ranking", "fit.scan", "fit.limit",
          "fit.significance", "model_utils.prediction + tabulate.yields", "visualize.data_mc", "visualize.pulls",
@@ -66,23 +67,35 @@ def test_every_step_runs_on_hfcore(runs):
     h = runs["hfcore"]
     assert h["pyhf_module"] == "hfcore" and runs["pyhf"]["pyhf_module"] == "pyhf"
     assert list(h["times"]) == [s for s in STEPS if s not in CASES[h["case"]][1]]
-    assert h["model"] == runs["pyhf"]["model"]  # parameter names, POI, data and Asimov data
+    p = runs["pyhf"]["model"]
+    assert (h["model"]["par_names"], h["model"]["poi"], h["model"]["data"]) == (p["par_names"], p["poi"], p["data"])
+    np.testing.assert_allclose(h["model"]["asimov"], p["asimov"], rtol=1e-12, err_msg="Asimov data")
     assert h["figures"] == runs["pyhf"]["figures"] and len(h["figures"]) >= 3
+
+
+def shortfall(runs):
+    """How far real pyhf's fit may sit from hfcore's minimum, in units of the parameters' uncertainties: 0 when
+    its -2 log L is within 1e-8 of hfcore's (the same minimum), else 3 sqrt(delta), delta being how much higher
+    it is (a point delta above a minimum in -2 log L lies sqrt(delta) sigma from it). hfcore's minimum must be
+    the lower one: its answer is the reference, and pyhf's may differ by what its shortfall allows, no more."""
+    p, h = runs["pyhf"]["fit"]["best_twice_nll"], runs["hfcore"]["fit"]["best_twice_nll"]
+    assert h <= p + 1e-8, f"hfcore's minimum {h!r} is above pyhf's {p!r}"
+    return 0.0 if p - h <= 1e-8 else 3.0 * np.sqrt(p - h)
 
 
 def test_fit(runs):
     p, h = runs["pyhf"]["fit"], runs["hfcore"]["fit"]
     assert h["labels"] == p["labels"]
-    # hfcore's minimum is at least as low as Minuit's (to Minuit's own EDM goal at tolerance 1e-4).
-    assert h["best_twice_nll"] <= p["best_twice_nll"] + 1e-6
-    if p["best_twice_nll"] - h["best_twice_nll"] < 1e-6:
-        close(h["bestfit"], p["bestfit"], 1e-4, "best-fit values")
-    close(h["uncertainty"], p["uncertainty"], 1e-4, "uncertainties")
-    close(h["corr_mat"], p["corr_mat"], 1e-3, "correlations")
+    slack = shortfall(runs)
+    unc = np.asarray(h["uncertainty"])
+    diff = np.abs(np.asarray(h["bestfit"]) - p["bestfit"])
+    assert np.all(diff <= 1e-4 + slack * unc), f"best-fit values differ by {diff.max():.3g} (slack {slack:.3g} sigma)"
+    close(h["uncertainty"], p["uncertainty"], 1e-4 + slack, "uncertainties")
+    close(h["corr_mat"], p["corr_mat"], 1e-3 + slack, "correlations")
     assert h["goodness_of_fit"] == pytest.approx(p["goodness_of_fit"], abs=1e-4)
     assert h["minos"].keys() == p["minos"].keys() and len(h["minos"]) == 1
     for name in p["minos"]:
-        close(h["minos"][name], p["minos"][name], 1e-4, f"MINOS interval of {name}")
+        close(h["minos"][name], p["minos"][name], 1e-4 + slack, f"MINOS interval of {name}")
 
 
 @pytest.mark.parametrize("runs", ["example"], indirect=True)
@@ -114,13 +127,14 @@ def test_significance(runs):
 
 def test_prediction_and_yields(runs):
     p, h = runs["pyhf"], runs["hfcore"]
+    slack = shortfall(runs)  # the post-fit yields follow the fit's point
     for which in ("prefit", "postfit"):
         for key in ("model_yields", "total_stdev_model_bins", "total_stdev_model_channels"):
             a, b = h["prediction"][which][key], p["prediction"][which][key]
             for ch_a, ch_b in zip(a, b):
                 # yields are event counts: 1e-4 relative to the bin's content
                 close(np.asarray(ch_a) / np.maximum(np.abs(ch_b), 1.0), np.asarray(ch_b) / np.maximum(np.abs(ch_b), 1.0),
-                      1e-4, f"{which} {key}")
+                      1e-4 + slack, f"{which} {key}")
     assert h["yields_table"].keys() == p["yields_table"].keys()
     for kind in p["yields_table"]:
         for row_h, row_p in zip(h["yields_table"][kind], p["yields_table"][kind]):
