@@ -98,7 +98,7 @@ def minuit_at_minimum(model, data, bestfit, twice_nll, covariance, fixed, bounds
     x = np.asarray(bestfit, dtype=float)
     fixed = np.asarray(fixed, dtype=bool)
     m = iminuit.Minuit(fcn, x, grad=grad, name=list(model.config.par_names))
-    m.errordef = optimizer.errordef
+    m.errordef = getattr(optimizer, "errordef", 1)
     m.limits = [tuple(b) for b in bounds]
     m.fixed = list(fixed)
     m.print_level = 0  # the placement itself prints nothing; verbosity is restored below
@@ -127,6 +127,8 @@ def minuit_at_minimum(model, data, bestfit, twice_nll, covariance, fixed, bounds
     # With the inverse Hessian passed as accurate (hess given), Minuit keeps it; without one, strategy > 0
     # runs HESSE, so ask for it explicitly whatever the strategy.
     accurate = (lambda p: hess_free) if hess_free is not None else None
+    if not free.any():
+        return m  # every parameter fixed: nothing for Minuit to place (its HESSE and MINOS refuse such a fit)
     m.scipy(method=placement, hess=accurate)
     if cov_free is None:
         m.hesse()
@@ -138,5 +140,5 @@ def minuit_at_minimum(model, data, bestfit, twice_nll, covariance, fixed, bounds
         m.migrad()
         if m.valid and m.strategy.strategy < 2:
             m.hesse()  # pyhf's errors after Migrad are HESSE's (strategy 2 has just run it)
-    m.print_level = int(optimizer.verbose or 0)
+    m.print_level = int(getattr(optimizer, "verbose", 0) or 0)
     return m

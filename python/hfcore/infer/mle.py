@@ -70,8 +70,8 @@ def _minuit_for(r, data, pdf, par_bounds, fixed_params, fixed_poi, optimizer, kw
     if fixed_poi is not None:
         fixed[pdf.config.poi_index] = True
     bounds = par_bounds if par_bounds is not None else pdf.config.suggested_bounds()
-    strategy = kwargs["strategy"] if "strategy" in kwargs else optimizer.strategy
-    tolerance = kwargs["tolerance"] if "tolerance" in kwargs else optimizer.tolerance
+    strategy = kwargs["strategy"] if "strategy" in kwargs else getattr(optimizer, "strategy", None)
+    tolerance = kwargs["tolerance"] if "tolerance" in kwargs else getattr(optimizer, "tolerance", 0.1)
     return minuit_at_minimum(pdf, data, r.bestfit, r.twice_nll, covariance(r), fixed, bounds, r.n_eval,
                              optimizer, strategy, tolerance)
 
