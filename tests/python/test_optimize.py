@@ -113,3 +113,23 @@ def test_minos_matches_pyhf(restore_optimizer, pyhf):
     assert m_h.values[poi] == pytest.approx(m_p.values[poi], abs=1e-4)
     assert m_h.merrors[poi].lower == pytest.approx(m_p.merrors[poi].lower, abs=1e-4)
     assert m_h.merrors[poi].upper == pytest.approx(m_p.merrors[poi].upper, abs=1e-4)
+
+
+def test_minuit_at_a_minimum_on_a_limit(restore_optimizer):
+    """sbottom region A: the POI's best fit is on its lower bound (0), with the slope still pointing out. The
+    Minuit handed back is valid there (a Migrad from hfcore's point finishes what Minuit's limit transform
+    leaves), stays at hfcore's point, and MINOS runs (its lower error stops at the bound)."""
+    spec, _, codes = case("sbottom_regionA_1300_205_60")
+    ws = hfcore.Workspace(spec)
+    model = ws.model(modifier_settings=codes)
+    hfcore.set_backend(hfcore.tensorlib, hfcore.optimize.minuit_optimizer(strategy=2, tolerance=1e-4))
+    x, res = hfcore.infer.mle.fit(ws.data(model), model, return_uncertainties=True, return_result_obj=True)
+    poi = model.config.poi_name
+    i = model.config.poi_index
+    assert x[i, 0] == 0.0
+    m = res.minuit
+    assert m.valid and m.fmin.has_parameters_at_limit
+    np.testing.assert_allclose(np.array(m.values), x[:, 0], atol=1e-4)
+    assert m.fmin.fval == pytest.approx(float(res.fun), abs=1e-6)
+    m.minos(poi)
+    assert m.merrors[poi].upper > 0.3 * x[i, 1] and m.merrors[poi].lower == pytest.approx(-m.values[poi], abs=1e-6)

@@ -1,11 +1,12 @@
 """The ``iminuit.Minuit`` a fit under ``minuit_optimizer`` hands back: built on the model's -2 log L and analytic
-gradient, and placed at hfcore's minimum without a MIGRAD run, so that MINOS, HESSE, ``fmin`` and ``covariance``
-work from the point hfcore found.
+gradient, and placed at hfcore's minimum without a MIGRAD run (but for a minimum on a parameter's limit, see
+below), so that MINOS, HESSE, ``fmin`` and ``covariance`` work from the point hfcore found.
 
 The placement goes through Minuit's public ``scipy()`` entry with a "method" that returns hfcore's answer
 (best-fit point, -2 log L, gradient, inverse Hessian) instead of searching: Minuit then builds its function
 minimum (EDM, validity, covariance) from these numbers, as it does after any external minimiser. Where hfcore has
-no positive-definite Hessian, Minuit's own HESSE computes the covariance at that point.
+no positive-definite Hessian, Minuit's own HESSE computes the covariance at that point; where the minimum lies on
+a limit, a Migrad from that point finishes what Minuit's limit transform leaves (see minuit_at_minimum).
 """
 
 from __future__ import annotations
@@ -133,8 +134,8 @@ def minuit_at_minimum(model, data, bestfit, twice_nll, covariance, fixed, bounds
     if cov_free is None:
         m.hesse()
     if not m.valid:
-        # A minimum on a limit: Minuit's transform keeps the parameter a little inside it (its precision, ~1e-5
-        # of the range), where the slope left over is above Minuit's EDM goal. Migrad from here, seeded with the
+        # A minimum on a limit: Minuit's transform keeps the parameter a little inside it (by Minuit's numerical
+        # precision), where the slope left over is above Minuit's EDM goal. Migrad from here, seeded with the
         # covariance above, moves that parameter the rest of the way (and runs HESSE at strategy 2), as pyhf's
         # own Minuit fit would end.
         m.migrad()
