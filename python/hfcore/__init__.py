@@ -26,7 +26,7 @@ from .tensor import backend, backends, get_backend, set_backend  # noqa: E402
 from .pdf import Model  # noqa: E402
 from .workspace import Workspace  # noqa: E402
 from .patchset import PatchSet  # noqa: E402
-from . import patchset, pdf, simplemodels, tensor, utils, workspace  # noqa: E402
+from . import optimize, patchset, pdf, simplemodels, tensor, utils, workspace  # noqa: E402
 from . import infer  # noqa: E402
 from . import readxml  # noqa: E402  (uproot is imported when a ROOT file is first read)
 from . import writexml  # noqa: E402
@@ -49,6 +49,7 @@ __all__ = [
     "infer",
     "interpolators",
     "modifiers",
+    "optimize",
     "optimizer",
     "patchset",
     "parameters",

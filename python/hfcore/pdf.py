@@ -15,6 +15,7 @@ from . import _core
 from . import exceptions
 from ._pdf_distributions import _Distributions
 from .modifiers import _check_modifier_set
+from ._pdf_parts import _ConstraintModel, _MainModel, _TensorViewer
 
 __all__ = ["Model", "_ModelConfig"]
 
@@ -206,7 +207,35 @@ class _ModelConfig:
         self._set_info(self._model._config_info())
 
 
-class Model(_Distributions, _core.Model):
+class _LikelihoodParts:
+    """pyhf's views of a model's likelihood as main and constraint parts (what cabinetry reads): main_model,
+    constraint_model, fullpdf_tv, and the log-likelihood of each part. Built on first use."""
+
+    @property
+    def main_model(self):
+        if getattr(self, "_main_model", None) is None:
+            self._main_model = _MainModel(self)
+        return self._main_model
+
+    @property
+    def constraint_model(self):
+        if getattr(self, "_constraint_model", None) is None:
+            self._constraint_model = _ConstraintModel(self)
+        return self._constraint_model
+
+    @property
+    def fullpdf_tv(self):
+        sizes = [self.config.nmaindata] + ([self.config.nauxdata] if self.constraint_model.has_pdf() else [])
+        return _TensorViewer(sizes, ["main", "aux"])
+
+    def mainlogpdf(self, maindata, pars):
+        return self.main_model.logpdf(maindata, pars)
+
+    def constraint_logpdf(self, auxdata, pars):
+        return self.constraint_model.logpdf(auxdata, pars)
+
+
+class Model(_LikelihoodParts, _Distributions, _core.Model):
     """A HistFactory model, as ``pyhf.Model``: built from a model spec ``{"channels": [...], "parameters":
     [...]}`` (or by ``Workspace.model``), compiled once onto a backend.
 

@@ -228,6 +228,18 @@ nb::object expected(PyModel& self, nb::handle pars, Part part) {
     return p.two_d ? to_numpy(out, p.rows, width) : to_numpy(out);
 }
 
+// Expected main rates per sample at K points ([P] or [K, P] pars): [K * S, N], row k * S + j for sample j
+// (hf::Model::expected_main_by_sample); hfcore.pdf reshapes it to pyhf's return_by_sample layout.
+nb::object expected_by_sample(PyModel& self, nb::handle pars) {
+    const auto model = self.current();
+    const HostMatrix p = read_matrix(pars, {"pars", Kind::InvalidPdfParameters, model->n_pars()});
+    const auto s = static_cast<std::int64_t>(model->samples().size());
+    std::vector<double> out = self.run(Kind::InvalidPdfParameters, [&](const hf::Model& m) {
+        return m.expected_main_by_sample(p.all(), p.rows);
+    });
+    return to_numpy(out, p.rows * s, model->n_main());
+}
+
 // Model.bind(data): the likelihood bound to data once (hf::Model::bind: one upload, the data-only constants once),
 // then logpdf(pars) at as many points as wanted. Holds the model it was bound with, and its backend's lock.
 struct PyBound {
@@ -324,6 +336,7 @@ void bind_model(nb::module_& m) {
              nb::sig("def expected_auxdata(self, pars: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]"),
              "Expected auxiliary data at pars.")
         .def("_config_info", &config_info)
+        .def("_expected_by_sample", &expected_by_sample, "pars"_a)
         .def("_set_poi", [](PyModel& s, std::optional<std::string> poi) {
             guarded(Kind::InvalidModel, [&] { s.set_poi(poi.value_or("")); });
         })

@@ -11,12 +11,14 @@ python=${HFCORE_PYTHON:-python3}
 rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/pip" install --quiet --upgrade pip
-# nanobind: test_package.py checks the .pyi stubs against nanobind's stubgen.
-"$venv/bin/pip" install --quiet "numpy>=1.21" "pytest>=7" "pyhf==0.7.6" nanobind
+# nanobind: test_package.py checks the .pyi stubs against nanobind's stubgen. cabinetry and iminuit:
+# test_cabinetry.py runs cabinetry's workflow on pyhf and on hfcore (iminuit: hfcore's minuit extra).
+"$venv/bin/pip" install --quiet "numpy>=1.21" "pytest>=7" "pyhf==0.7.6" nanobind "cabinetry==0.6.*" "iminuit>=2"
 t0=$SECONDS
 # With the plot extra (matplotlib, mplhep, scipy): tests/python/test_plot.py renders every plot kind; with the
-# xml extra (uproot): tests/python/test_xml_*.py read and write HistFactory XML + ROOT files.
-"$venv/bin/pip" install --quiet "$root[plot,xml]"
+# xml extra (uproot): tests/python/test_xml_*.py read and write HistFactory XML + ROOT files; with the minuit extra:
+# minuit_optimizer's iminuit.Minuit.
+"$venv/bin/pip" install --quiet "$root[plot,xml,minuit]"
 echo "30-python: pip install of the clone took $((SECONDS - t0)) s"
 cd "$root/tests/python"
 # The installed package, not python/hfcore/ of the clone (which has no compiled part), is what gets imported.

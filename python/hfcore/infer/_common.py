@@ -70,7 +70,8 @@ def emit_warnings(warnings):
 
 class OptimizeResult(dict):
     """What a fit returns with ``return_result_obj=True``: scipy's OptimizeResult fields (``x``, ``fun``,
-    ``success``, ``status``, ``message``, ``nfev``, ``unc``, ``corr``) and hfcore's (``converged``,
+    ``success``, ``status``, ``message``, ``nfev``, ``njev``) and pyhf's (``unc``, ``corr``, ``hess_inv``,
+    ``minuit``: an iminuit.Minuit under minuit_optimizer, else None) and hfcore's (``converged``,
     ``reason``, ``edm``, ``algorithm``, ``hessian_ok``)."""
 
     def __getattr__(self, name):
@@ -94,7 +95,9 @@ def result_object(r):
         status=0 if r.converged else 1,
         message=r.reason,
         nfev=r.n_eval,
+        njev=r.n_eval,  # each of hfcore's evaluations gives the value and the gradient
         unc=r.uncertainties,
+        hess_inv=covariance(r),  # the covariance, as pyhf's Minuit result (-2 log L, errordef 1)
         corr=r.correlations,
         minuit=None,
         converged=r.converged,
@@ -105,6 +108,16 @@ def result_object(r):
         basin_candidates=r.basin_candidates,
         other_basin=r.other_basin,
     )
+
+
+def covariance(r):
+    """The covariance of the fit's parameters from its uncertainties and correlations (zeros for fixed ones);
+    None where hfcore has no Hessian at the minimum."""
+    unc = np.asarray(r.uncertainties, dtype=float)
+    corr = np.asarray(r.correlations, dtype=float)
+    if unc.size == 0 or corr.size == 0 or not r.hessian_ok:
+        return None
+    return np.outer(unc, unc) * corr
 
 
 def check_converged(r, what="fit"):
