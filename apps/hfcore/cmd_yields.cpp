@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "binning_file.hpp"
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_options.hpp"
@@ -17,6 +18,7 @@ struct Options {
     bool hessian = false;
     std::string table;  // empty: JSON
     int digits = 2;
+    std::string binning;  // --binning FILE
 };
 
 // The tables to standard output or --output-file (written atomically, like the JSON).
@@ -40,6 +42,10 @@ const hf::cli::Register reg(
                        "data / model, a column per bin and the channel sum, then an overview per channel "
                        "(csv: every number at full precision)")
             ->check(CLI::IsMember({"text", "markdown", "latex", "csv"}));
+        sub.add_option("--binning", o->binning,
+                       "JSON file of each channel's bin edges in its observable, {\"SR\": {\"edges\": [0, 50, "
+                       "100], \"label\": \"m_T [GeV]\"}}: added to the JSON (edges, label) for plots")
+            ->check(CLI::ExistingFile);
         sub.add_option("--digits", o->digits, "Decimals in text, markdown and latex tables")
             ->capture_default_str()
             ->check(CLI::Range(0, 12));
@@ -51,13 +57,18 @@ const hf::cli::Register reg(
                 throw hf::InputError("--blind", "",
                                      "post-fit yields of the observed data show the POI's fitted value through the "
                                      "samples it scales; use --data asimov, or pre-fit yields");
+            // Read before the fit: a bad binning file fails now, with exit status 2.
+            const auto binning = o->binning.empty() ? std::map<std::string, hf::cli::ChannelBinning>{}
+                                                    : hf::cli::read_binning(o->binning, *lm.model);
             hf::infer::DiagnosticOptions d;
             d.uncertainties = hf::cli::convention(o->hessian);
             const auto r = hf::infer::yields(*lm.model, lm.data, o->postfit, d);
             const bool ok = !r.fit || r.fit->converged;
             if (!ok) hf::cli::warn("the fit did not converge: " + r.fit->reason);
             if (o->table.empty()) {
-                hf::cli::emit(hf::cli::presented(hf::infer::to_json(r), o->model, lm), o->model);
+                auto j = hf::infer::to_json(r);
+                hf::cli::add_binning(j, binning);
+                hf::cli::emit(hf::cli::presented(std::move(j), o->model, lm), o->model);
             } else {
                 hf::infer::YieldTableOptions t;
                 t.format = hf::infer::parse_table_format(o->table);
