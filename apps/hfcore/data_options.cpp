@@ -14,20 +14,22 @@ namespace hf::cli {
 
 void ModelOptions::add_data_options(CLI::App& sub) {
     data.declared = true;
-    sub.add_option("--data", data.kind,
-                   "observed: the workspace's observations; asimov: the expected data at --asimov-mu with the "
-                   "nuisance parameters as --asimov-np says (auxiliary data included)")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"observed", "asimov"}));
+    // Two-valued options: the value shown in --help, and nothing else accepted.
+    auto choice = [&](const char* name, std::string& value, const char* help, std::vector<std::string> allowed) {
+        sub.add_option(name, value, help)->capture_default_str()->check(CLI::IsMember(std::move(allowed)));
+    };
+    choice("--data", data.kind,
+           "observed: the workspace's observations; asimov: the expected data at --asimov-mu with the nuisance "
+           "parameters as --asimov-np says (auxiliary data included)",
+           {"observed", "asimov"});
+    choice("--asimov-np", data.asimov_np,
+           "Nuisance parameters of the Asimov data: nominal (their suggested init) or fitted (to the observed data "
+           "with the POI held at --asimov-mu, as pyhf's generate_asimov_data)",
+           {"nominal", "fitted"});
     sub.add_option("--asimov-mu", data.asimov_mu,
                    "POI value of the Asimov data (default: the POI's suggested init); must lie within the POI's "
                    "bounds")
         ->check(kFiniteNumber);
-    sub.add_option("--asimov-np", data.asimov_np,
-                   "Nuisance parameters of the Asimov data: nominal (their suggested init) or fitted (to the "
-                   "observed data with the POI held at --asimov-mu, as pyhf's generate_asimov_data)")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"nominal", "fitted"}));
     sub.add_option("--blind", data.blind,
                    "Hide the POI's fitted (observed) value and the observed data of the channels matching this "
                    "glob pattern (repeatable) from every output; a pattern matching no channel is an error");
