@@ -223,6 +223,7 @@ const hf::cli::Register reg(
             // Blinded: the observed CLs and limits (the patches' models share the background's channels).
             if (!o->model.data.blind.empty())
                 hf::cli::blind_json(result, "", hf::cli::blinded_channels(bkg.channel_names(), o->model.data));
+            hf::cli::describe_data(result, std::nullopt, o->model.data);
             hf::cli::finish_run(ctx, result, o->model.output_file);
             return n_err == 0 ? 0 : 1;
         };

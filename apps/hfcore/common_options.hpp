@@ -80,7 +80,8 @@ std::vector<std::string> blinded_channels(const std::vector<std::string>& channe
 // of `channels` in a command's JSON result, and says so in a "blinded" entry (blind_json.cpp).
 void blind_json(json::Value& v, const std::string& poi, const std::vector<std::string>& channels);
 // Adds a "dataset" entry describing Asimov data (--data asimov) to a JSON object result.
-void describe_data(json::Value& v, const Model& model, const DataOptions& options);
+// `poi_init`: the POI's suggested init, the default --asimov-mu (nullopt: no POI, or one per model as in scan).
+void describe_data(json::Value& v, std::optional<double> poi_init, const DataOptions& options);
 // "data: Asimov data set, mu = 1, nuisance parameters nominal" for the tables.
 std::string asimov_description(const Model& model, const DataOptions& options);
 // A command's result as it is written: with its "dataset" entry and blinded as --blind asks.

@@ -78,12 +78,12 @@ std::vector<std::string> blinded_channels(const std::vector<std::string>& channe
     return out;
 }
 
-void describe_data(json::Value& v, const Model& model, const DataOptions& o) {
+void describe_data(json::Value& v, std::optional<double> poi_init, const DataOptions& o) {
     if (o.kind != "asimov" || !v.is_object()) return;
     json::Object d;
     d.set("kind", json::Value("asimov"));
-    if (model.poi_index() >= 0)
-        d.set("asimov_mu", o.asimov_mu ? *o.asimov_mu : model.suggested_init()[static_cast<std::size_t>(model.poi_index())]);
+    const std::optional<double> mu = o.asimov_mu ? o.asimov_mu : poi_init;
+    d.set("asimov_mu", mu ? json::Value(*mu) : json::Value());  // null: each model's POI init (scan)
     d.set("asimov_np", json::Value(o.asimov_np));
     v.as_object().set("dataset", json::Value(std::move(d)));
 }
@@ -101,7 +101,10 @@ std::string asimov_description(const Model& model, const DataOptions& o) {
 }
 
 json::Value presented(json::Value v, const ModelOptions& options, const LoadedModel& lm) {
-    describe_data(v, *lm.model, options.data);
+    const auto poi = lm.model->poi_index();
+    describe_data(v, poi >= 0 ? std::optional<double>(lm.model->suggested_init()[static_cast<std::size_t>(poi)])
+                              : std::nullopt,
+                  options.data);
     if (!lm.blinded.empty()) blind_json(v, lm.model->poi_name(), lm.blinded);
     return v;
 }
