@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "cli_run.hpp"
 #include "hfcore/asimov.hpp"
@@ -158,6 +159,24 @@ TEST(Blind, OutputsHideThePoiAndTheBlindedData) {
         }
     }
     std::filesystem::remove_all(dir);
+}
+
+// scan: every patch's observed CLs and the count excluded by them.
+TEST(Blind, ScanHidesObservedResults) {
+    const auto s = secrets();
+    const auto patch = std::filesystem::temp_directory_path() / ("hfcore_blind_patch_" + std::to_string(::getpid()) +
+                                                                 ".json");
+    {
+        std::ofstream(patch) << R"([{"op": "replace", "path": "/measurements/0/name", "value": "renamed"}])";
+    }
+    const auto r = run_cli("scan " + example() + " " + patch.string() + " --blind SR");
+    std::filesystem::remove(patch);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.out.find(s.cls_obs), std::string::npos) << r.out;
+    const auto j = json::parse(r.out);
+    EXPECT_EQ(j["results"][0]["CLs_obs"].as_string(), "blinded");
+    EXPECT_EQ(j["summary"]["n_excluded_obs"].as_string(), "blinded");
+    EXPECT_TRUE(j["results"][0]["CLs_exp"].is_array());
 }
 
 }  // namespace
