@@ -21,6 +21,7 @@ const hf::cli::Register reg(
     "cls", "Compute CLsb, CLb and CLs, and the expected CLs band, at one POI value (pyhf cls).", [](CLI::App& sub) {
         auto o = std::make_shared<Options>();
         o->model.add_to(sub);
+        o->model.add_data_options(sub);
         o->infer.add_to(sub);
         o->run.add_to(sub);
         return [o]() {
@@ -43,7 +44,7 @@ const hf::cli::Register reg(
             hf::json::Object out;
             out.set("CLs_obs", r.obs);
             out.set("CLs_exp", hf::cli::to_json(r.exp));
-            hf::cli::finish_run(ctx, hf::json::Value(std::move(out)), o->model.output_file);
+            hf::cli::finish_run(ctx, hf::cli::presented(hf::json::Value(std::move(out)), o->model, lm), o->model.output_file);
             return 0;
         };
     });

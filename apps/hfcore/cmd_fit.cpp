@@ -22,6 +22,7 @@ const hf::cli::Register reg(
     "fit", "Perform a maximum likelihood fit for a given pyhf workspace (pyhf fit).", [](CLI::App& sub) {
         auto o = std::make_shared<Options>();
         o->model.add_to(sub);
+        o->model.add_data_options(sub);
         sub.add_flag("--value", o->value, "Accepted for pyhf compatibility: twice_nll is always printed");
         sub.add_flag("--uncertainties", o->uncertainties,
                      "Also print uncertainties and correlations (inverse Hessian at the minimum)");
@@ -86,7 +87,7 @@ const hf::cli::Register reg(
                 hf::json::Value mj = hf::infer::to_json(intervals);  // "minos" and "minos_details"
                 for (auto& [key, value] : mj.as_object()) out.set(key, std::move(value));
             }
-            hf::cli::emit(out, o->model);
+            hf::cli::emit(hf::cli::presented(out, o->model, lm), o->model);
             return ok ? 0 : 1;
         };
     });

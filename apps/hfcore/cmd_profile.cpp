@@ -34,6 +34,7 @@ const hf::cli::Register reg(
     "profile", "Profile-likelihood scan of one or two parameters (2 Delta NLL on a grid).", [](CLI::App& sub) {
         auto o = std::make_shared<Options>();
         o->model.add_to(sub);
+        o->model.add_data_options(sub);
         o->fits.add_to(sub, false);
         o->run.add_to(sub);
         // One value per occurrence, so a workspace after them stays the positional argument.
@@ -67,7 +68,7 @@ const hf::cli::Register reg(
             bar.finish();
             if (!ctx.root()) return 0;
             if (!r.converged) hf::cli::warn("some fits of the scan did not converge");
-            hf::cli::finish_run(ctx, hf::infer::to_json(r), o->model.output_file);
+            hf::cli::finish_run(ctx, hf::cli::presented(hf::infer::to_json(r), o->model, lm), o->model.output_file);
             return r.converged ? 0 : 1;
         };
     });

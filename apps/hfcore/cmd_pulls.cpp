@@ -17,6 +17,7 @@ const hf::cli::Register reg(
     "pulls", "Pulls and constraints of the fitted parameters (cabinetry's definitions).", [](CLI::App& sub) {
         auto o = std::make_shared<Options>();
         o->model.add_to(sub);
+        o->model.add_data_options(sub);
         hf::cli::add_convention_flag(sub, o->hessian);
         sub.add_flag("--correlations", o->correlations, "Also print the correlation matrix");
         return [o]() {
@@ -29,7 +30,7 @@ const hf::cli::Register reg(
             hf::json::Value out = hf::infer::to_json(r, o->correlations);
             // Which parameter is the POI (plots keep it in a pruned correlation matrix).
             if (!lm.model->poi_name().empty()) out.as_object().set("poi", hf::json::Value(lm.model->poi_name()));
-            hf::cli::emit(out, o->model);
+            hf::cli::emit(hf::cli::presented(out, o->model, lm), o->model);
             return r.fit.converged ? 0 : 1;
         };
     });

@@ -22,6 +22,7 @@ const hf::cli::Register reg(
     [](CLI::App& sub) {
         auto o = std::make_shared<Options>();
         o->model.add_to(sub);
+        o->model.add_data_options(sub);
         o->fits.add_to(sub, false);
         o->run.add_to(sub);
         hf::cli::add_convention_flag(sub, o->hessian);
@@ -49,7 +50,7 @@ const hf::cli::Register reg(
             if (!r.fit.converged) hf::cli::warn("the free fit did not converge: " + r.fit.reason);
             for (const auto& e : r.ranking)
                 if (!e.converged) hf::cli::warn(e.name + ": " + e.reason);
-            hf::cli::finish_run(ctx, hf::infer::to_json(r), o->model.output_file);
+            hf::cli::finish_run(ctx, hf::cli::presented(hf::infer::to_json(r), o->model, lm), o->model.output_file);
             return r.converged ? 0 : 1;
         };
     });

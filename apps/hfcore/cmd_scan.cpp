@@ -103,6 +103,7 @@ const hf::cli::Register reg(
         sub.add_option("background", o->model.workspace, "Background-only workspace")->required();
         sub.add_option("patches", o->patch_files, "A pyhf PatchSet file, or RFC 6902 patch files")->required();
         o->model.add_to(sub, false);
+        o->model.add_data_options(sub);
         o->infer.add_to(sub);
         sub.add_flag("--upper-limit", o->upper_limit, "Also compute observed and expected upper limits");
         sub.add_option("--rtol", o->rtol, "Relative tolerance of the upper limits")
@@ -115,6 +116,8 @@ const hf::cli::Register reg(
         return [o]() {
             const auto t0 = std::chrono::steady_clock::now();
             const hf::Workspace bkg = hf::Workspace::load_file(o->model.workspace);
+            hf::cli::check_data_options(o->model.data);
+            hf::cli::blinded_channels(bkg.channel_names(), o->model.data);  // a pattern matching none: exit 2 now
             std::vector<std::unique_ptr<hf::PatchSet>> patchsets;
             std::vector<std::unique_ptr<hf::JsonPatch>> patches;
             std::vector<Job> jobs;
@@ -216,7 +219,12 @@ const hf::cli::Register reg(
             out.set("results", hf::json::Value(std::move(arr)));
             if (!labels.empty()) out.set("labels", hf::cli::to_json(labels));
             out.set("summary", hf::json::Value(std::move(summary)));
-            hf::cli::finish_run(ctx, hf::json::Value(std::move(out)), o->model.output_file);
+            hf::json::Value result(std::move(out));
+            // Blinded: the observed CLs and limits (the patches' models share the background's channels).
+            if (!o->model.data.blind.empty())
+                hf::cli::blind_json(result, "", hf::cli::blinded_channels(bkg.channel_names(), o->model.data));
+            hf::cli::describe_data(result, std::nullopt, o->model.data);
+            hf::cli::finish_run(ctx, result, o->model.output_file);
             return n_err == 0 ? 0 : 1;
         };
     });

@@ -17,6 +17,7 @@ const hf::cli::Register reg(
     "significance", "Discovery p-value p0 and significance Z with the q0 test statistic.", [](CLI::App& sub) {
         auto o = std::make_shared<Options>();
         o->model.add_to(sub);
+        o->model.add_data_options(sub);
         o->infer.test_stat = "q0";
         o->infer.add_to(sub, false, false);
         return [o]() {
@@ -36,7 +37,7 @@ const hf::cli::Register reg(
             out.set("p0_exp", hf::cli::to_json(r.exp));
             out.set("significance_obs", hf::infer::normal_isf(r.obs));
             out.set("significance_exp", hf::cli::to_json(z));
-            hf::cli::emit(out, o->model);
+            hf::cli::emit(hf::cli::presented(out, o->model, lm), o->model);
             return 0;
         };
     });

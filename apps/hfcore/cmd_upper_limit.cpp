@@ -65,6 +65,7 @@ const hf::cli::Register reg(
     "upper-limit", "Observed and expected upper limits on the POI at CLs = level.", [](CLI::App& sub) {
         auto o = std::make_shared<Options>();
         o->model.add_to(sub);
+        o->model.add_data_options(sub);
         o->infer.add_to(sub, false);
         sub.add_option("--scan", o->scan, "Linear grid LO,HI,N instead of root finding");
         sub.add_option("--level", o->level, "CLs level")->capture_default_str()->check(hf::cli::kOpenUnitInterval);
@@ -131,7 +132,7 @@ const hf::cli::Register reg(
                 out.set("level", o->level);
                 out.set("scan", scanned_curve(r));
             }
-            hf::cli::finish_run(ctx, hf::json::Value(std::move(out)), o->model.output_file);
+            hf::cli::finish_run(ctx, hf::cli::presented(hf::json::Value(std::move(out)), o->model, lm), o->model.output_file);
             return 0;
         };
     });

@@ -82,6 +82,11 @@ LoadedModel build_model(const Workspace& ws, const ModelOptions& options, const 
     out.spec = ws.model_spec(req);
     out.model = std::make_unique<Model>(out.spec, backend);
     out.data = out.model->data_from_observations(ws.spec().observations, true, ws.source());
+    if (options.data.declared) {
+        check_data_options(options.data);
+        out.blinded = blinded_channels(out.model->channels(), options.data);
+        if (options.data.kind == "asimov") out.data = asimov_from_options(*out.model, out.data, options.data);
+    }
     return out;
 }
 

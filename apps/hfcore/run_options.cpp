@@ -39,6 +39,14 @@ json::Value inputs_of(const ModelOptions& model) {
     o.set("backend", json::Value(model.backend));
     o.set("precision", json::Value(model.precision.size() == 2 ? model.precision + "b" : model.precision));
     o.set("interpcodes", json::Value(model.interpcodes));
+    // Asimov data change every result; observed data keep the digest that journals written before had.
+    if (model.data.kind == "asimov") {
+        json::Object d;
+        d.set("kind", json::Value(model.data.kind));
+        d.set("asimov_mu", model.data.asimov_mu ? json::Value(*model.data.asimov_mu) : json::Value());
+        d.set("asimov_np", json::Value(model.data.asimov_np));
+        o.set("data", json::Value(std::move(d)));
+    }
     return json::Value(std::move(o));
 }
 

@@ -111,6 +111,8 @@ json::Value to_json(const YieldsResult& r) {
             so.set("name", json::Value(c.samples[s]));
             so.set("yields", array(c.yields[s]));
             so.set("stdev", array(c.stdev[s]));
+            so.set("channel_sum", c.sample_sums[s]);
+            so.set("channel_sum_stdev", c.sample_sums_stdev[s]);
             samples.emplace_back(std::move(so));
         }
         json::Object co;

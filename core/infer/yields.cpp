@@ -97,6 +97,9 @@ YieldsResult yields_at(const Model& model, const std::vector<double>& data, cons
         for (std::size_t s = 0; s < ns; ++s) {
             ch.yields.push_back(slice(central, s, false));
             ch.stdev.push_back(slice(var, s, true));
+            const std::size_t qs = (ns + 1) * nmain + c * (ns + 1) + s;
+            ch.sample_sums.push_back(central[qs]);
+            ch.sample_sums_stdev.push_back(std::sqrt(var[qs]));
         }
         ch.total = slice(central, ns, false);
         ch.total_stdev = slice(var, ns, true);

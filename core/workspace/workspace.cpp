@@ -4,13 +4,16 @@
 
 #include "checks.hpp"
 #include "hfcore/errors.hpp"
+#include "hfcore/hs3.hpp"
 #include "hfcore/workspace.hpp"
 
 namespace hf {
 
 using json::Value;
 
-Workspace::Workspace(json::Value doc, std::string source) : doc_(std::move(doc)) {
+// An HS3 document (hfcore/hs3.hpp) is read as the pyhf workspace it describes.
+Workspace::Workspace(json::Value doc, std::string source)
+    : doc_(is_hs3(doc) ? hs3_to_pyhf(doc, source) : std::move(doc)) {
     detail::check_workspace_schema(doc_, source);
     spec_ = detail::workspace_spec_from_json(doc_, source);
     detail::check_channels(spec_.channels, source, detail::ChannelRules::Structure);

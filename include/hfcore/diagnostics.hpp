@@ -173,6 +173,7 @@ struct ChannelYields {
     std::vector<std::string> samples;             // the model's (sorted) samples
     std::vector<std::vector<double>> yields;      // [sample][bin] (0 for a sample not in this channel)
     std::vector<std::vector<double>> stdev;       // [sample][bin]
+    std::vector<double> sample_sums, sample_sums_stdev;  // [sample], summed over the channel's bins
     std::vector<double> total, total_stdev;       // [bin]
     std::vector<double> data;                     // [bin], observed
     double channel_total = 0.0, channel_total_stdev = 0.0;  // summed over bins (the stdev of the sum)

@@ -14,6 +14,7 @@
 #include "json_convert.hpp"
 #include "py_model.hpp"
 #include "hfcore/diagnostics.hpp"
+#include "hfcore/yield_tables.hpp"
 
 namespace hfpy {
 
@@ -76,6 +77,20 @@ void bind_diagnostics(nb::module_& m) {
             return from_json(inf::to_json(r));
         },
         "model"_a, "data"_a, "postfit"_a = false, HFPY_DIAG_FIT_ARGS, "hessian_uncertainties"_a = false);
+
+    // Tables of a yields result (the dict above or a saved `hfcore yields` JSON): hfcore/tabulate.py.
+    m.def(
+        "yield_tables",
+        [](nb::handle result, const std::string& format, int digits, const std::vector<std::string>& blinded) {
+            return guarded(Kind::InvalidFitInput, [&] {
+                hf::infer::YieldTableOptions o;
+                o.format = inf::parse_table_format(format, "table_format");
+                o.digits = digits;
+                o.blinded_channels = blinded;
+                return inf::format_yield_tables(inf::yields_from_json(to_json(result), "yields result"), o);
+            });
+        },
+        "result"_a, "table_format"_a = "text", "digits"_a = 2, "blinded_channels"_a = std::vector<std::string>{});
 
     m.def(
         "profile_scan",

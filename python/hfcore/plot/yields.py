@@ -26,13 +26,23 @@ def read(result):
         total = np.array(c["total"].nums(min_length=1))
         nb = len(total)
         samples = c["samples"].items()
+        # `hfcore yields --binning FILE`: the bins' edges in the channel's observable, and its axis label.
+        if c.has("edges"):
+            edges = np.array(c["edges"].nums(length=nb + 1))
+            if not np.all(np.diff(edges) > 0):
+                raise PlotInputError(f"{source}: the edges of channel '{c['name'].str()}' do not increase")
+        else:
+            edges = None
         channels.append({
+            "edges": edges,
+            "label": c["label"].str() if c.has("label") else None,
             "name": c["name"].str(),
             "samples": [s["name"].str() for s in samples],
             "yields": np.array([s["yields"].nums(length=nb) for s in samples]).reshape(len(samples), nb),
             "total": total,
             "stdev": np.array(c["total_stdev"].nums(length=nb)),
-            "data": np.array(c["data"].nums(length=nb)),
+            # A blinded run (hfcore ... --blind) writes "blinded" for the data it hides: no data drawn there.
+            "data": np.full(nb, np.nan) if c["data"].value == "blinded" else np.array(c["data"].nums(length=nb)),
         })
     return root.get("postfit", False).bool(False), channels
 
@@ -148,8 +158,9 @@ def _concatenate(chans):
 
 def _channel(ax, rax, c, order, colours, logy, ratio_range, first, summary):
     nb = len(c["total"])
-    edges = np.arange(nb + 1, dtype=float)
-    centres = edges[:-1] + 0.5
+    observable = not summary and c.get("edges") is not None  # drawn in the observable, not the bin index
+    edges = c["edges"] if observable else np.arange(nb + 1, dtype=float)
+    centres = (edges[:-1] + edges[1:]) / 2
     bottom = np.zeros(nb)
     for s in order:
         if s not in c["samples"]:
@@ -164,15 +175,15 @@ def _channel(ax, rax, c, order, colours, logy, ratio_range, first, summary):
     ms = 5 if nb <= 40 else 3
     ax.errorbar(centres, c["data"], yerr=[down, up], fmt="o", color="black", ms=ms, lw=1.5, capsize=0, zorder=5)
 
-    top = max(np.max(hi), np.max(c["data"] + up))
+    top = max(np.max(hi), np.nanmax(c["data"] + up, initial=0.0))  # blinded data are NaN
     if logy:
-        positive = np.concatenate([c["yields"][c["yields"] > 0], c["data"][c["data"] > 0]])
+        positive = np.concatenate([c["yields"][c["yields"] > 0], c["data"][np.nan_to_num(c["data"]) > 0]])
         low = max(np.min(positive) * 0.5, top * 1e-6) if len(positive) else 0.1
         ax.set_yscale("log")
         ax.set_ylim(low, top * (top / low) ** 0.45)
     else:
         ax.set_ylim(0, top * 1.4)
-    ax.set_xlim(0, nb)
+    ax.set_xlim(edges[0], edges[-1])
     if c["name"]:
         ax.text(0.05, 0.95, _style.tex_escape(c["name"]), transform=ax.transAxes, ha="left", va="top",
                 fontsize="large", fontweight="bold")
@@ -203,6 +214,8 @@ def _channel(ax, rax, c, order, colours, logy, ratio_range, first, summary):
         for b in c["bounds"][:-1]:
             for a in (ax, rax):
                 a.axvline(b, color="0.5", lw=0.8, ls=":")
+    elif observable:
+        rax.set_xlabel(_style.tex_escape(c["label"] or c["name"]), loc="right")
     else:
         rax.set_xticks(centres)
         rax.set_xticklabels([str(b + 1) for b in range(nb)] if nb <= 20 else [""] * nb)
