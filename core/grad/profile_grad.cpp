@@ -62,12 +62,17 @@ std::vector<std::string> names_of(const Model& model, const std::vector<bool>& h
     return out;
 }
 
-// partial_y of f(pars_a) - f(pars_b) (pars_b may be empty: f(pars_a) alone), observed main data, the model's aux.
+std::vector<double> joined(std::vector<double> a, const std::vector<double>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+// (partial_y, partial_n) of f(pars_a) - f(pars_b) (pars_b may be empty: f(pars_a) alone), observed main data, the model's aux.
 std::vector<double> partial_inputs(const Structure& s, const std::vector<double>& y0, const std::vector<double>& pa,
                                    const std::vector<double>* pb, const std::vector<double>& main_data) {
     TapeScope scope;
     const auto y = inputs_on_tape(y0);
-    const std::vector<Var> n(main_data.begin(), main_data.end());
+    const auto n = inputs_on_tape(main_data);
     const auto aux = model_aux(s, y.data());
     const std::vector<Var> a(pa.begin(), pa.end());
     Var f = twice_nll(s, y.data(), a.data(), n.data(), aux.data());
@@ -75,18 +80,23 @@ std::vector<double> partial_inputs(const Structure& s, const std::vector<double>
         const std::vector<Var> b(pb->begin(), pb->end());
         f = f - twice_nll(s, y.data(), b.data(), n.data(), aux.data());
     }
-    return adjoints_of(y, scope.tape.backward(f.id));
+    const auto adj = scope.tape.backward(f.id);
+    return joined(adjoints_of(y, adj), adjoints_of(n, adj));
 }
 
 // One forward-over-reverse sweep of f = twice_nll(theta, y; observed main, model aux) along direction v:
-// returns (H v, d/dy (v . grad_theta f)).
+// returns (H v, d/d(y, n) (v . grad_theta f)).
 std::pair<std::vector<double>, std::vector<double>> mixed_sweep(const Structure& s, const std::vector<double>& y0,
                                                                 const std::vector<double>& theta,
                                                                 const std::vector<double>& v,
                                                                 const std::vector<double>& main_data) {
     TapeScope scope;
-    std::vector<DV> y, p, n(main_data.begin(), main_data.end());
-    std::vector<Var> yv, pv;
+    std::vector<DV> y, p, n;
+    std::vector<Var> yv, pv, nv;
+    for (double a : main_data) {
+        nv.push_back(Var::input(a));
+        n.push_back(DV(nv.back(), Var(0.0)));
+    }
     for (double a : y0) {
         yv.push_back(Var::input(a));
         y.push_back(DV(yv.back(), Var(0.0)));
@@ -98,7 +108,7 @@ std::pair<std::vector<double>, std::vector<double>> mixed_sweep(const Structure&
     const auto aux = model_aux(s, y.data());
     const DV f = twice_nll(s, y.data(), p.data(), n.data(), aux.data());
     const auto adj = scope.tape.backward(f.d.id);
-    return {adjoints_of(pv, adj), adjoints_of(yv, adj)};
+    return {adjoints_of(pv, adj), joined(adjoints_of(yv, adj), adjoints_of(nv, adj))};
 }
 
 // Cholesky solve of the free block; false when not positive definite.
@@ -156,6 +166,7 @@ ProfiledGradient profiled_twice_nll_gradient(const ModelSpec& spec, const Model&
         return out;
     }
     out.d_inputs = partial_inputs(s, flatten_inputs(spec), r.bestfit, nullptr, main_data);
+    out.d_inputs.resize(flatten_inputs(spec).size());
     return out;
 }
 
@@ -170,7 +181,8 @@ HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const
     const auto y0 = flatten_inputs(spec);
     const auto data = with_aux(model, main_data);
     const bool q0 = options.test_stat == infer::TestStat::q0;
-    const std::size_t n_in = y0.size();
+    // Gradients below run over (inputs, main data) and are split at the end.
+    const std::size_t n_in = y0.size() + main_data.size();
 
     infer::AsymptoticCalculator calc(model, data, options);
     const double t = calc.teststatistic(poi_test);
@@ -216,7 +228,7 @@ HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const
             const Var q = twice_nll(s, y.data(), fixed.data(), A.data(), Aaux.data()) -
                           twice_nll(s, y.data(), free.data(), A.data(), Aaux.data());
             const auto adj = scope.tape.backward(q.id);
-            g.d_q_asimov = adjoints_of(y, adj);
+            g.d_q_asimov = joined(adjoints_of(y, adj), std::vector<double>(main_data.size(), 0.0));
             u = adjoints_of(th0, adj);
         }
         // The free block of the Asimov fit's Hessian, one forward-over-reverse sweep per free parameter.
@@ -273,6 +285,16 @@ HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const
         const double clb = infer::normal_sf(nsigma[i]);
         g.d_exp[static_cast<std::size_t>(i)] = scaled(d_sqA, q0 ? dsb : (sqA > 0 ? dsb / clb : 0.0));
     }
+    const auto split = [&](std::vector<double>& full, std::vector<double>& data_part) {
+        data_part.assign(full.begin() + static_cast<std::ptrdiff_t>(y0.size()), full.end());
+        full.resize(y0.size());
+    };
+    split(g.d_q_obs, g.d_q_obs_data);
+    split(g.d_q_asimov, g.d_q_asimov_data);
+    split(g.d_obs, g.d_obs_data);
+    split(g.d_CLsb_obs, g.d_CLsb_obs_data);
+    split(g.d_CLb_obs, g.d_CLb_obs_data);
+    for (std::size_t i = 0; i < 5; ++i) split(g.d_exp[i], g.d_exp_data[i]);
     return g;
 }
 

@@ -84,6 +84,10 @@ struct HypotestGradient {
     double CLsb_obs = 0.0, CLb_obs = 0.0;
     std::vector<double> d_q_obs, d_q_asimov, d_obs, d_CLsb_obs, d_CLb_obs;  // empty unless ok
     std::array<std::vector<double>, 5> d_exp;
+    // The same with respect to the observed main data (for data that are themselves a function of what is
+    // optimised, e.g. a background-only expectation).
+    std::vector<double> d_q_obs_data, d_q_asimov_data, d_obs_data, d_CLsb_obs_data, d_CLb_obs_data;
+    std::array<std::vector<double>, 5> d_exp_data;
     std::vector<std::string> held;    // held at the Asimov (mu = 0, or 1 for q0) fit whose Hessian is solved
     infer::HypotestResult result;     // the fits the gradient was taken at
 };

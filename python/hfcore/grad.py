@@ -90,7 +90,8 @@ class HypotestGradient:
     """The asymptotic hypotest (normal base distribution) and its gradients with respect to the inputs.
 
     ``obs`` is CLs_obs (p0 for q0), ``exp`` the expected band (-2 ... +2 sigma in pyhf's order); the ``d_*``
-    arrays are None unless ``status == "ok"``; ``d_exp`` is [5, n_inputs].
+    arrays are None unless ``status == "ok"``; ``d_exp`` is [5, n_inputs]. The ``d_*_data`` arrays are the
+    gradients with respect to the main data, for data that depend on what is optimised.
     """
 
     status: str
@@ -105,6 +106,11 @@ class HypotestGradient:
     d_q_asimov: np.ndarray | None = None
     d_obs: np.ndarray | None = None
     d_exp: np.ndarray | None = field(default=None)
+    # with respect to the main data (the observations): [n_main], d_exp_data [5, n_main]
+    d_q_obs_data: np.ndarray | None = None
+    d_q_asimov_data: np.ndarray | None = None
+    d_obs_data: np.ndarray | None = None
+    d_exp_data: np.ndarray | None = None
 
     @property
     def ok(self):

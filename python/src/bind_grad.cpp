@@ -45,6 +45,12 @@ nb::dict hypotest_dict(const gr::HypotestGradient& g, std::int64_t n_inputs) {
         std::vector<double> e;
         for (const auto& row : g.d_exp) e.insert(e.end(), row.begin(), row.end());
         d["d_exp"] = to_numpy(e, 5, n_inputs);
+        d["d_q_obs_data"] = to_numpy(g.d_q_obs_data);
+        d["d_q_asimov_data"] = to_numpy(g.d_q_asimov_data);
+        d["d_obs_data"] = to_numpy(g.d_obs_data);
+        std::vector<double> ed;
+        for (const auto& row : g.d_exp_data) ed.insert(ed.end(), row.begin(), row.end());
+        d["d_exp_data"] = to_numpy(ed, 5, static_cast<std::int64_t>(g.d_obs_data.size()));
     }
     return d;
 }

@@ -62,6 +62,30 @@ TEST(ProfileGrad, HypotestExpectedAndObservedCls) {
     measured("example CLs gradients against refits (rel)", worst);
 }
 
+// The observed main data enter q_obs and, through the Asimov fit, q_A.
+TEST(ProfileGrad, WithRespectToTheData) {
+    const GradCase c = load_grad_case("example");
+    const Model model(c.spec);
+    const auto g = grad::hypotest_gradient(1.0, c.spec, model, c.main_data, tight_options());
+    ASSERT_EQ(g.status, grad::Status::ok) << g.reason;
+    ASSERT_EQ(g.d_exp_data[2].size(), c.main_data.size());
+    auto cls = [&](const std::vector<double>& n, bool expected) {
+        auto data = n;
+        const auto aux = model.auxdata();
+        data.insert(data.end(), aux.begin(), aux.end());
+        const auto r = infer::hypotest(1.0, model, data, tight_options());
+        return expected ? r.exp[2] : r.obs;
+    };
+    for (bool expected : {true, false}) {
+        const auto& d = expected ? g.d_exp_data[2] : g.d_obs_data;
+        for (std::size_t i = 0; i < d.size(); ++i) {
+            const double fd = central_difference([&](const std::vector<double>& n) { return cls(n, expected); },
+                                                 c.main_data, i, 1e-3);
+            EXPECT_LE(std::abs(fd - d[i]), kRelCls * std::abs(d[i]) + 1e-12) << "bin " << i << ": " << d[i] << " vs " << fd;
+        }
+    }
+}
+
 TEST(ProfileGrad, DiscoveryP0) {
     const GradCase c = load_grad_case("example");
     const Model model(c.spec);
