@@ -4,10 +4,12 @@
 // A(y) = expected(theta0*(y), y) move with their fit's minimum as well: d theta0* / dy = -H^-1 d(grad_theta f)/dy
 // on the free parameters (H: the Hessian of the free block), whose product with a row vector u is
 // -d/dy (v . grad_theta f) with v = H^-1 u: one forward-over-reverse sweep (autodiff.hpp).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "grad/evaluate.hpp"
+#include "infer/dense.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/grad.hpp"
 
@@ -111,29 +113,14 @@ std::pair<std::vector<double>, std::vector<double>> mixed_sweep(const Structure&
     return {adjoints_of(pv, adj), joined(adjoints_of(yv, adj), adjoints_of(nv, adj))};
 }
 
-// Cholesky solve of the free block; false when not positive definite.
-bool solve_spd(std::vector<double> H, std::size_t n, std::vector<double>& x) {
-    for (std::size_t j = 0; j < n; ++j) {
-        double d = H[j * n + j];
-        for (std::size_t k = 0; k < j; ++k) d -= H[j * n + k] * H[j * n + k];
-        if (!(d > 1e-14 * std::max(1.0, std::abs(H[j * n + j])))) return false;
-        H[j * n + j] = std::sqrt(d);
-        for (std::size_t i = j + 1; i < n; ++i) {
-            double t = H[i * n + j];
-            for (std::size_t k = 0; k < j; ++k) t -= H[i * n + k] * H[j * n + k];
-            H[i * n + j] = t / H[j * n + j];
-        }
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-        double t = x[i];
-        for (std::size_t k = 0; k < i; ++k) t -= H[i * n + k] * x[k];
-        x[i] = t / H[i * n + i];
-    }
-    for (std::size_t i = n; i-- > 0;) {
-        double t = x[i];
-        for (std::size_t k = i + 1; k < n; ++k) t -= H[k * n + i] * x[k];
-        x[i] = t / H[i * n + i];
-    }
+// Solves H x = b on the free block; false when H is not positive definite, also numerically (a pivot below
+// 1e-14 of its diagonal: a flat direction that rounding left barely positive).
+bool solve_spd(const std::vector<double>& H, std::size_t n, std::vector<double>& x) {
+    std::vector<double> L = H;
+    if (!infer::detail::cholesky(L, n)) return false;
+    for (std::size_t j = 0; j < n; ++j)
+        if (!(L[j * n + j] * L[j * n + j] > 1e-14 * std::max(1.0, std::abs(H[j * n + j])))) return false;
+    x = infer::detail::cholesky_solve(L, n, x);
     return true;
 }
 

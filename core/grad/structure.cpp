@@ -144,75 +144,69 @@ Structure trace_structure(const ModelSpec& spec, const Model& model) {
     // shapesys: per name, its sample's (nominal, vals) first inputs.
     std::map<std::string, std::pair<std::int32_t, std::int32_t>> shapesys_inputs;
 
-    for (std::size_t ci = 0; ci < spec.channels.size(); ++ci) {
-        const auto& ch = spec.channels[ci];
-        const std::int64_t coff = channel_offset.at(ch.name);
-        for (std::size_t sj = 0; sj < ch.samples.size(); ++sj) {
-            const auto& smp = ch.samples[sj];
-            const SampleInputs& si = idx[ci][sj];
-            for (std::size_t mk = 0; mk < smp.modifiers.size(); ++mk) {
-                const auto& m = smp.modifiers[mk];
-                if (m.type == ModifierType::staterror)
-                    for (std::size_t b = 0; b < smp.data.size(); ++b) {
-                        const std::int64_t g = coff + static_cast<std::int64_t>(b);
-                        stat_bins[m.name].insert(g);
-                        auto& c = stat_carriers[{m.name, g}];
-                        c.first.push_back(si.first[mk] + static_cast<std::int32_t>(b));
-                        c.second.push_back(si.nominal + static_cast<std::int32_t>(b));
-                    }
-                if (m.type == ModifierType::shapesys) shapesys_inputs[m.name] = {si.nominal, si.first[mk]};
-            }
+    // Calls fn(channel offset, sample, its inputs) for every sample in the layout's order.
+    auto for_each_sample = [&](auto&& fn) {
+        for (std::size_t ci = 0; ci < spec.channels.size(); ++ci)
+            for (std::size_t sj = 0; sj < spec.channels[ci].samples.size(); ++sj)
+                fn(channel_offset.at(spec.channels[ci].name), spec.channels[ci].samples[sj], idx[ci][sj]);
+    };
+    for_each_sample([&](std::int64_t coff, const SampleSpec& smp, const SampleInputs& si) {
+        for (std::size_t mk = 0; mk < smp.modifiers.size(); ++mk) {
+            const auto& m = smp.modifiers[mk];
+            if (m.type == ModifierType::staterror)
+                for (std::size_t b = 0; b < smp.data.size(); ++b) {
+                    const std::int64_t g = coff + static_cast<std::int64_t>(b);
+                    stat_bins[m.name].insert(g);
+                    auto& c = stat_carriers[{m.name, g}];
+                    c.first.push_back(si.first[mk] + static_cast<std::int32_t>(b));
+                    c.second.push_back(si.nominal + static_cast<std::int32_t>(b));
+                }
+            if (m.type == ModifierType::shapesys) shapesys_inputs[m.name] = {si.nominal, si.first[mk]};
         }
-    }
+    });
 
     // Elements.
     const ModifierSettings& settings = model.modifier_settings();
-    for (std::size_t ci = 0; ci < spec.channels.size(); ++ci) {
-        const auto& ch = spec.channels[ci];
-        const std::int64_t coff = channel_offset.at(ch.name);
-        for (std::size_t sj = 0; sj < ch.samples.size(); ++sj) {
-            const auto& smp = ch.samples[sj];
-            const SampleInputs& si = idx[ci][sj];
-            for (std::size_t b = 0; b < smp.data.size(); ++b) {
-                const auto bi = static_cast<std::int32_t>(b);
-                Element e;
-                e.bin = static_cast<std::int32_t>(coff + bi);
-                e.nominal = si.nominal + bi;
-                for (std::size_t mk = 0; mk < smp.modifiers.size(); ++mk) {
-                    const auto& m = smp.modifiers[mk];
-                    const auto p0 = static_cast<std::int32_t>(model.parameter_set(m.name).offset);
-                    switch (m.type) {
-                        case ModifierType::normfactor:
-                        case ModifierType::lumi: e.factors.push_back({p0}); break;
-                        case ModifierType::shapefactor:
-                        case ModifierType::shapesys: e.factors.push_back({p0 + bi}); break;
-                        case ModifierType::staterror: {
-                            const auto& bins = stat_bins.at(m.name);
-                            const auto pos = std::distance(bins.begin(), bins.find(e.bin));
-                            e.factors.push_back({p0 + static_cast<std::int32_t>(pos)});
-                            break;
-                        }
-                        case ModifierType::normsys:
-                            e.factors.push_back({p0,
-                                                 settings.normsys_interpcode == InterpCode::code1
-                                                     ? FactorForm::normsys_code1
-                                                     : FactorForm::normsys_code4,
-                                                 si.second[mk], si.first[mk]});
-                            break;
-                        case ModifierType::histosys: {
-                            const InterpCode code = settings.histosys_interpcode;
-                            const DeltaForm form = code == InterpCode::code0   ? DeltaForm::code0
-                                                   : code == InterpCode::code2 ? DeltaForm::code2
-                                                                               : DeltaForm::code4p;
-                            e.deltas.push_back({p0, form, si.second[mk] + bi, si.first[mk] + bi});
-                            break;
-                        }
+    for_each_sample([&](std::int64_t coff, const SampleSpec& smp, const SampleInputs& si) {
+        for (std::size_t b = 0; b < smp.data.size(); ++b) {
+            const auto bi = static_cast<std::int32_t>(b);
+            Element e;
+            e.bin = static_cast<std::int32_t>(coff + bi);
+            e.nominal = si.nominal + bi;
+            for (std::size_t mk = 0; mk < smp.modifiers.size(); ++mk) {
+                const auto& m = smp.modifiers[mk];
+                const auto p0 = static_cast<std::int32_t>(model.parameter_set(m.name).offset);
+                switch (m.type) {
+                    case ModifierType::normfactor:
+                    case ModifierType::lumi: e.factors.push_back({p0}); break;
+                    case ModifierType::shapefactor:
+                    case ModifierType::shapesys: e.factors.push_back({p0 + bi}); break;
+                    case ModifierType::staterror: {
+                        const auto& bins = stat_bins.at(m.name);
+                        const auto pos = std::distance(bins.begin(), bins.find(e.bin));
+                        e.factors.push_back({p0 + static_cast<std::int32_t>(pos)});
+                        break;
+                    }
+                    case ModifierType::normsys:
+                        e.factors.push_back({p0,
+                                             settings.normsys_interpcode == InterpCode::code1
+                                                 ? FactorForm::normsys_code1
+                                                 : FactorForm::normsys_code4,
+                                             si.second[mk], si.first[mk]});
+                        break;
+                    case ModifierType::histosys: {
+                        const InterpCode code = settings.histosys_interpcode;
+                        const DeltaForm form = code == InterpCode::code0   ? DeltaForm::code0
+                                               : code == InterpCode::code2 ? DeltaForm::code2
+                                                                           : DeltaForm::code4p;
+                        e.deltas.push_back({p0, form, si.second[mk] + bi, si.first[mk] + bi});
+                        break;
                     }
                 }
-                s.elements.push_back(std::move(e));
             }
+            s.elements.push_back(std::move(e));
         }
-    }
+    });
 
     // Constraints, in the packer's aux order (parameter sets in order, constrained ones' components).
     const std::vector<double> inputs = grad::flatten_inputs(spec);

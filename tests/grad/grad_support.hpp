@@ -52,14 +52,18 @@ inline double central_difference(const std::function<double(const std::vector<do
     return (8.0 * (at(h) - at(-h)) - (at(2 * h) - at(-2 * h))) / (12.0 * h);
 }
 
+// Main data followed by the model's own aux data (pyhf: observations + model.config.auxdata).
+inline std::vector<double> with_model_aux(const Model& model, std::vector<double> main_data) {
+    const auto aux = model.auxdata();
+    main_data.insert(main_data.end(), aux.begin(), aux.end());
+    return main_data;
+}
+
 // hfcore's twice_nll with the spec's inputs replaced by y, the model compiled again (aux data its own).
 inline double refit_free_twice_nll(const ModelSpec& spec, const std::vector<double>& y, const std::vector<double>& pars,
                                    const std::vector<double>& main_data) {
     const Model m(grad::with_inputs(spec, y));
-    auto data = main_data;
-    const auto aux = m.auxdata();
-    data.insert(data.end(), aux.begin(), aux.end());
-    return -2.0 * m.logpdf(pars, data);
+    return -2.0 * m.logpdf(pars, with_model_aux(m, main_data));
 }
 
 // Whether input i is a shapesys or staterror uncertainty of 0: that bin has no constraint, and any positive value

@@ -18,9 +18,7 @@ void check_against_differences(const std::string& name, std::size_t max_checked)
     const auto g = grad::twice_nll_gradient(c.spec, model, pars, c.main_data);
 
     // The traced likelihood is the model's.
-    auto data = c.main_data;
-    const auto aux = model.auxdata();
-    data.insert(data.end(), aux.begin(), aux.end());
+    const auto data = with_model_aux(model, c.main_data);
     EXPECT_NEAR(g.value, -2.0 * model.logpdf(pars, data), 1e-10 * std::abs(g.value));
 
     const auto y = grad::flatten_inputs(c.spec);

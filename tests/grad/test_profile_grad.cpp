@@ -32,6 +32,13 @@ std::vector<std::size_t> largest(const std::vector<double>& g, const std::vector
     return idx;
 }
 
+// hfcore's hypotest with the spec's inputs replaced by z (the model compiled again, its own aux data).
+infer::HypotestResult refit_hypotest(const GradCase& c, const std::vector<double>& z, double mu,
+                                     const infer::HypotestOptions& options) {
+    const Model m(grad::with_inputs(c.spec, z));
+    return infer::hypotest(mu, m, with_model_aux(m, c.main_data), options);
+}
+
 TEST(ProfileGrad, HypotestExpectedAndObservedCls) {
     const GradCase c = load_grad_case("example");
     const Model model(c.spec);
@@ -41,11 +48,7 @@ TEST(ProfileGrad, HypotestExpectedAndObservedCls) {
     const auto y = grad::flatten_inputs(c.spec);
     const auto layout = grad::input_layout(c.spec);
     auto cls = [&](const std::vector<double>& z, int which) {
-        const Model m(grad::with_inputs(c.spec, z));
-        auto data = c.main_data;
-        const auto aux = m.auxdata();
-        data.insert(data.end(), aux.begin(), aux.end());
-        const auto r = infer::hypotest(mu, m, data, tight_options());
+        const auto r = refit_hypotest(c, z, mu, tight_options());
         return which < 0 ? r.obs : r.exp[static_cast<std::size_t>(which)];
     };
     EXPECT_NEAR(g.exp[2], cls(y, 2), 1e-12);
@@ -70,9 +73,7 @@ TEST(ProfileGrad, WithRespectToTheData) {
     ASSERT_EQ(g.status, grad::Status::ok) << g.reason;
     ASSERT_EQ(g.d_exp_data[2].size(), c.main_data.size());
     auto cls = [&](const std::vector<double>& n, bool expected) {
-        auto data = n;
-        const auto aux = model.auxdata();
-        data.insert(data.end(), aux.begin(), aux.end());
+        const auto data = with_model_aux(model, n);
         const auto r = infer::hypotest(1.0, model, data, tight_options());
         return expected ? r.exp[2] : r.obs;
     };
@@ -95,11 +96,7 @@ TEST(ProfileGrad, DiscoveryP0) {
     ASSERT_EQ(g.status, grad::Status::ok) << g.reason;
     const auto y = grad::flatten_inputs(c.spec);
     auto p0 = [&](const std::vector<double>& z, bool expected) {
-        const Model m(grad::with_inputs(c.spec, z));
-        auto data = c.main_data;
-        const auto aux = m.auxdata();
-        data.insert(data.end(), aux.begin(), aux.end());
-        const auto r = infer::hypotest(0.0, m, data, o);
+        const auto r = refit_hypotest(c, z, 0.0, o);
         return expected ? r.exp[2] : r.obs;
     };
     for (bool expected : {true, false}) {
@@ -126,9 +123,7 @@ TEST(ProfileGrad, ProfiledTwiceNll) {
         const auto y = grad::flatten_inputs(c.spec);
         auto value = [&](const std::vector<double>& z) {
             const Model m(grad::with_inputs(c.spec, z));
-            auto data = c.main_data;
-            const auto aux = m.auxdata();
-            data.insert(data.end(), aux.begin(), aux.end());
+            const auto data = with_model_aux(m, c.main_data);
             return poi ? infer::fixed_poi_fit(*poi, m, data, {}, fo).twice_nll : infer::fit(m, data, {}, fo).twice_nll;
         };
         for (std::size_t i : largest(g.d_inputs, grad::input_layout(c.spec), y, 4)) {
@@ -188,13 +183,7 @@ TEST(ProfileGrad, SbottomExpectedCls) {
     const auto g = grad::hypotest_gradient(mu, c.spec, model, c.main_data, tight_options());
     ASSERT_EQ(g.status, grad::Status::ok) << g.reason;
     const auto y = grad::flatten_inputs(c.spec);
-    auto cls = [&](const std::vector<double>& z) {
-        const Model m(grad::with_inputs(c.spec, z));
-        auto data = c.main_data;
-        const auto aux = m.auxdata();
-        data.insert(data.end(), aux.begin(), aux.end());
-        return infer::hypotest(mu, m, data, tight_options()).exp[2];
-    };
+    auto cls = [&](const std::vector<double>& z) { return refit_hypotest(c, z, mu, tight_options()).exp[2]; };
     double worst = 0;
     for (std::size_t i : largest(g.d_exp[2], grad::input_layout(c.spec), y, 2)) {
         const double fd = central_difference(cls, y, i, 1e-3);
