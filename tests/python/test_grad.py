@@ -162,3 +162,28 @@ def test_torch_adapter(example):
     (3.0 * out).backward()
     _, grad = hg.expected_cls(model, y, main)
     np.testing.assert_allclose(t.grad.numpy(), 3.0 * grad, rtol=1e-12)
+
+
+def test_gradient_with_respect_to_the_data(example):
+    _, model, main = example
+    y = hg.inputs(model)
+    r = hg.hypotest(1.0, model, y, main)
+    assert r.d_exp_data.shape == (5, len(main))
+    # The refits run at the default fit tolerance here (tests/grad checks 1e-4 per bin with tight fits): relative
+    # to the component, floored at 1e-2 of the largest.
+    floor = 1e-2 * np.max(np.abs(r.d_exp_data[2]))
+    for i in range(len(main)):
+        fd = central(lambda n: hg.hypotest(1.0, model, y, n).exp[2], main.astype(float), i, rel=1e-3)
+        assert abs(fd - r.d_exp_data[2][i]) <= 1e-4 * max(abs(r.d_exp_data[2][i]), floor), (i, r.d_exp_data[2][i], fd)
+
+
+def test_neos_example_runs():
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "python" / "neos_cut.py"), "--steps", "8", "--lr", "0.1"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    first, last = re.search(r"expected CLs ([0-9.]+) at cut [0-9.]+ -> ([0-9.]+)", out).groups()
+    assert float(last) < float(first)
