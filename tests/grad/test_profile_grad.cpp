@@ -65,7 +65,7 @@ TEST(ProfileGrad, HypotestExpectedAndObservedCls) {
     measured("example CLs gradients against refits (rel)", worst);
 }
 
-// The observed main data enter q_obs and, through the Asimov fit, q_A.
+// The observed main data enter q_obs and, through the Asimov fit, q_A. Measured: 5e-6.
 TEST(ProfileGrad, WithRespectToTheData) {
     const GradCase c = load_grad_case("example");
     const Model model(c.spec);
@@ -77,14 +77,17 @@ TEST(ProfileGrad, WithRespectToTheData) {
         const auto r = infer::hypotest(1.0, model, data, tight_options());
         return expected ? r.exp[2] : r.obs;
     };
+    double worst = 0;
     for (bool expected : {true, false}) {
         const auto& d = expected ? g.d_exp_data[2] : g.d_obs_data;
         for (std::size_t i = 0; i < d.size(); ++i) {
             const double fd = central_difference([&](const std::vector<double>& n) { return cls(n, expected); },
                                                  c.main_data, i, 1e-3);
+            worst = std::max(worst, std::abs(fd - d[i]) / std::abs(d[i]));
             EXPECT_LE(std::abs(fd - d[i]), kRelCls * std::abs(d[i]) + 1e-12) << "bin " << i << ": " << d[i] << " vs " << fd;
         }
     }
+    measured("example CLs gradients with respect to the data against refits (rel)", worst);
 }
 
 TEST(ProfileGrad, DiscoveryP0) {
