@@ -88,19 +88,22 @@ std::vector<double> partial_inputs(const Structure& s, const std::vector<double>
 
 // One forward-over-reverse sweep of f = twice_nll(theta, y; observed main, model aux) along direction v:
 // returns (H v, d/d(y, n) (v . grad_theta f)).
+// With `hessian_only` the inputs and data are constants on the tape (a Hessian row needs no d/dy: a much
+// smaller tape) and the second result is empty.
 std::pair<std::vector<double>, std::vector<double>> mixed_sweep(const Structure& s, const std::vector<double>& y0,
                                                                 const std::vector<double>& theta,
                                                                 const std::vector<double>& v,
-                                                                const std::vector<double>& main_data) {
+                                                                const std::vector<double>& main_data,
+                                                                bool hessian_only = false) {
     TapeScope scope;
     std::vector<DV> y, p, n;
     std::vector<Var> yv, pv, nv;
     for (double a : main_data) {
-        nv.push_back(Var::input(a));
+        nv.push_back(hessian_only ? Var(a) : Var::input(a));
         n.push_back(DV(nv.back(), Var(0.0)));
     }
     for (double a : y0) {
-        yv.push_back(Var::input(a));
+        yv.push_back(hessian_only ? Var(a) : Var::input(a));
         y.push_back(DV(yv.back(), Var(0.0)));
     }
     for (std::size_t i = 0; i < theta.size(); ++i) {
@@ -110,6 +113,7 @@ std::pair<std::vector<double>, std::vector<double>> mixed_sweep(const Structure&
     const auto aux = model_aux(s, y.data());
     const DV f = twice_nll(s, y.data(), p.data(), n.data(), aux.data());
     const auto adj = scope.tape.backward(f.d.id);
+    if (hessian_only) return {adjoints_of(pv, adj), {}};
     return {adjoints_of(pv, adj), joined(adjoints_of(yv, adj), adjoints_of(nv, adj))};
 }
 
@@ -228,7 +232,7 @@ HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const
             for (std::size_t a = 0; a < nf; ++a) {
                 std::vector<double> e(r.asimov_pars.size(), 0.0);
                 e[F[a]] = 1.0;
-                const auto hv = mixed_sweep(s, y0, r.asimov_pars, e, main_data).first;
+                const auto hv = mixed_sweep(s, y0, r.asimov_pars, e, main_data, true).first;
                 for (std::size_t b = 0; b < nf; ++b) H[a * nf + b] = hv[F[b]];
                 x[a] = u[F[a]];
             }
