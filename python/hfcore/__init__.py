@@ -31,6 +31,7 @@ from . import infer  # noqa: E402
 from . import readxml  # noqa: E402  (uproot is imported when a ROOT file is first read)
 from . import writexml  # noqa: E402
 from . import compat, events, interpolators, modifiers, parameters, probability, schema  # noqa: E402
+from . import grad, tabulate  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -46,6 +47,7 @@ __all__ = [
     "events",
     "exceptions",
     "get_backend",
+    "grad",
     "infer",
     "interpolators",
     "modifiers",
@@ -59,6 +61,7 @@ __all__ = [
     "schema",
     "set_backend",
     "simplemodels",
+    "tabulate",
     "tensor",
     "tensorlib",
     "utils",
