@@ -7,6 +7,7 @@
 
 #include "grad/autodiff.hpp"
 #include "grad/structure.hpp"
+#include "modifiers/code4.hpp"
 
 namespace hf::grad_detail {
 
@@ -15,25 +16,7 @@ using std::log;
 using std::sqrt;
 using std::lgamma;
 
-// pyhf's code4 polynomial coefficients (see core/modifiers/normsys.cpp), as functions of lo and hi.
-template <class T>
-void code4_coefficients(const T& lo, const T& hi, T coef[6]) {
-    static const double Ainv[6][6] = {
-        {15.0 / 16, -15.0 / 16, -7.0 / 16, -7.0 / 16, 1.0 / 16, -1.0 / 16},
-        {3.0 / 2, 3.0 / 2, -9.0 / 16, 9.0 / 16, 1.0 / 16, 1.0 / 16},
-        {-5.0 / 8, 5.0 / 8, 5.0 / 8, 5.0 / 8, -1.0 / 8, 1.0 / 8},
-        {-3.0 / 2, -3.0 / 2, 7.0 / 8, -7.0 / 8, -1.0 / 8, -1.0 / 8},
-        {3.0 / 16, -3.0 / 16, -3.0 / 16, -3.0 / 16, 1.0 / 16, -1.0 / 16},
-        {1.0 / 2, 1.0 / 2, -5.0 / 16, 5.0 / 16, 1.0 / 16, 1.0 / 16},
-    };
-    const T lhi = log(hi), llo = log(lo);
-    const T b[6] = {hi - T(1.0), lo - T(1.0), lhi * hi, -(llo * lo), lhi * lhi * hi, llo * llo * lo};
-    for (int r = 0; r < 6; ++r) {
-        T s(0.0);
-        for (int c = 0; c < 6; ++c) s += T(Ainv[r][c]) * b[c];
-        coef[r] = s;
-    }
-}
+using hf::detail::code4_coefficients;  // core/modifiers/code4.hpp
 
 template <class T>
 T factor_value(const Factor& f, const T* y, const T& a) {

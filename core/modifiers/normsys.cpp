@@ -3,6 +3,7 @@
 // outside). One Gaussian-constrained parameter, which histosys modifiers may share.
 #include <cmath>
 
+#include "modifiers/code4.hpp"
 #include "modifiers/modifier.hpp"
 #include "modifiers/registry.hpp"
 #include "workspace/schema_check.hpp"
@@ -10,26 +11,6 @@
 namespace hf::detail {
 
 namespace {
-
-// pyhf's code4 polynomial coefficients (alpha0 = 1): x = A^-1 b, the polynomial 1 + sum a_i alpha^i that matches
-// value, slope and curvature of the exponential branches at alpha = +-1 (pyhf's interpolators/code4.py).
-void code4_coefficients(double lo, double hi, double coef[6]) {
-    static const double Ainv[6][6] = {
-        {15.0 / 16, -15.0 / 16, -7.0 / 16, -7.0 / 16, 1.0 / 16, -1.0 / 16},
-        {3.0 / 2, 3.0 / 2, -9.0 / 16, 9.0 / 16, 1.0 / 16, 1.0 / 16},
-        {-5.0 / 8, 5.0 / 8, 5.0 / 8, 5.0 / 8, -1.0 / 8, 1.0 / 8},
-        {-3.0 / 2, -3.0 / 2, 7.0 / 8, -7.0 / 8, -1.0 / 8, -1.0 / 8},
-        {3.0 / 16, -3.0 / 16, -3.0 / 16, -3.0 / 16, 1.0 / 16, -1.0 / 16},
-        {1.0 / 2, 1.0 / 2, -5.0 / 16, 5.0 / 16, 1.0 / 16, 1.0 / 16},
-    };
-    const double lhi = std::log(hi), llo = std::log(lo);
-    const double b[6] = {hi - 1.0, lo - 1.0, lhi * hi, -llo * lo, lhi * lhi * hi, llo * llo * lo};
-    for (int r = 0; r < 6; ++r) {
-        double s = 0;
-        for (int c = 0; c < 6; ++c) s += Ainv[r][c] * b[c];
-        coef[r] = s;
-    }
-}
 
 class Normsys final : public ModifierKind {
 public:
