@@ -16,6 +16,7 @@
 # Seeds: fuzz/corpus/TARGET/ (committed; what CI's regression run replays) plus, for workspace, the shared
 # examples (fuzz/make_seed_corpus.sh). Dictionary: fuzz/TARGET.dict, else fuzz/workspace.dict. The corpus grows
 # in $BUILD_DIR/corpus-TARGET/, crashes go to $BUILD_DIR/artifacts/. Environment: CXX (default clang++),
+# FUZZ_BUILD_JOBS (compilations at a time, default 2),
 # BUILD_DIR (default build/fuzz), SHARED_DIR (default ../shared), FUZZ_JOBS (parallel fuzzing processes,
 # default 1), extra libFuzzer flags in FUZZ_FLAGS (e.g. -runs=10000000 to stop after 10^7 executions),
 # FUZZ_CORPUS (a corpus folder to use instead).
@@ -42,13 +43,19 @@ compile() {  # source -> object, when the source or a header it may include is n
     fi
 }
 objs=()
-objects() {  # source... : compiled when out of date, their objects appended to objs
-    local src obj
+objects() {  # source... : compiled when out of date, FUZZ_BUILD_JOBS (default 2) at a time, appended to objs
+    local src obj pids=()
     for src in "$@"; do
         obj="$build/obj/$(basename "$(dirname "$src")")_$(basename "$src" .cpp).o"
-        compile "$src" "$obj"
         objs+=("$obj")
+        compile "$src" "$obj" &
+        pids+=($!)
+        if [ ${#pids[@]} -ge "${FUZZ_BUILD_JOBS:-2}" ]; then
+            wait "${pids[0]}" || exit 1
+            pids=("${pids[@]:1}")
+        fi
     done
+    for obj in "${pids[@]}"; do wait "$obj" || exit 1; done
 }
 build_target() {
     local t="$1" links=(-lsimdjson -lcrypto)
