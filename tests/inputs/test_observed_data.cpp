@@ -72,7 +72,7 @@ TEST(ObservedData, NamesTheElementAndWhy) {
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
     // Main bins: channels in the model's (sorted) order, so data[0] is bin 0 of the first channel.
     const std::string first = ex().model.channels()[0];
-    EXPECT_TRUE(has(refusal(0, -1), "src: data[0]: -1 (channel '" + first + "', bin 0) is negative")) << refusal(0, -1);
+    EXPECT_TRUE(has(refusal(0, -1), "src: data[0]: -1.0 (channel '" + first + "', bin 0) is negative")) << refusal(0, -1);
     EXPECT_TRUE(has(refusal(1, -0.5), "is negative; an observed count must be >= 0")) << refusal(1, -0.5);
     EXPECT_TRUE(has(refusal(2, nan), "is NaN")) << refusal(2, nan);
     EXPECT_TRUE(has(refusal(3, inf), "is infinite")) << refusal(3, inf);
@@ -129,7 +129,7 @@ TEST(ObservedData, EveryInferenceEntryPointChecks) {
             ADD_FAILURE() << name << " accepted data[1] = -3";
         } catch (const InputError& e) {
             EXPECT_EQ(e.json_path(), "data[1]") << name << ": " << e.what();
-            EXPECT_TRUE(has(e.what(), "-3 (channel")) << name << ": " << e.what();
+            EXPECT_TRUE(has(e.what(), "-3.0 (channel")) << name << ": " << e.what();
         }
     }
 }
@@ -151,14 +151,14 @@ TEST(ObservedData, CliRefusesTheSameData) {
     const std::string neg = write("hfcore_observed_neg.json", d);
     const CliRun r = run_cli("eval " + example() + " --data " + neg);
     EXPECT_EQ(r.rc, 2) << r.err;
-    EXPECT_TRUE(has(r.err, neg + ": data[1]: -3 (channel")) << r.err;
+    EXPECT_TRUE(has(r.err, neg + ": data[1]: -3.0 (channel")) << r.err;
     d = ex().data;
     const std::size_t poisson = first_aux(ex().model, true);
     d[poisson] = -1;
     const std::string aux = write("hfcore_observed_aux.json", d);
     const CliRun a = run_cli("eval " + example() + " --data " + aux);
     EXPECT_EQ(a.rc, 2) << a.err;
-    EXPECT_TRUE(has(a.err, aux + ": data[" + std::to_string(poisson) + "]: -1 (aux datum")) << a.err;
+    EXPECT_TRUE(has(a.err, aux + ": data[" + std::to_string(poisson) + "]: -1.0 (aux datum")) << a.err;
 }
 
 }  // namespace

@@ -199,7 +199,7 @@ def test_negative_counts_are_refused_by_every_entry_point(spec, what, fn, elemen
     with pytest.raises(hfcore.exceptions.InvalidPdfData) as e:
         fn(hfcore, data, model)
     assert isinstance(e.value, ValueError)
-    assert str(e.value).startswith(f"data[{element}]: -1 ("), str(e.value)
+    assert str(e.value).startswith(f"data[{element}]: -1.0 ("), str(e.value)
     assert "is negative" in str(e.value) and e.value.path == f"data[{element}]"
 
 
