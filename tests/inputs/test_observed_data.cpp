@@ -94,6 +94,22 @@ TEST(ObservedData, NamesTheElementAndWhy) {
     }
 }
 
+// Data the check accepts have a finite likelihood: a count below lam / DBL_MAX (denormal) once overflowed lam / n
+// in the Poisson terms and made logpdf NaN (pyhf: finite; found by fuzz/python/fuzz_conversions.py). To the
+// likelihood such a count is 0.
+TEST(ObservedData, DenormalCountsGiveTheLikelihoodOfZero) {
+    const Model& m = ex().model;
+    const auto pars = m.suggested_init();
+    for (const std::size_t i : {std::size_t{1}, first_aux(m, true)}) {
+        std::vector<double> zero = ex().data, tiny = ex().data;
+        zero[i] = 0.0;
+        tiny[i] = 1e-310;
+        const double at_zero = m.logpdf(pars, zero), at_tiny = m.logpdf(pars, tiny);
+        EXPECT_TRUE(std::isfinite(at_tiny)) << "data[" << i << "] = 1e-310: logpdf " << at_tiny;
+        EXPECT_NEAR(at_tiny, at_zero, 1e-9 * std::abs(at_zero)) << "data[" << i << "]";
+    }
+}
+
 // Every C++ entry point that takes observed data refuses a negative count, naming it, before any fit.
 TEST(ObservedData, EveryInferenceEntryPointChecks) {
     namespace inf = infer;
