@@ -9,11 +9,11 @@
 #
 # Fails on a crash, leak, sanitizer report or broken invariant (printing the reproducer's path), and on a run
 # that executed fewer inputs than its floor (libFuzzer's stat::number_of_executed_units, -print_final_stats=1):
-# a target that stalls (a slow path, a seed that times out, a harness that returns at once) would otherwise pass
+# a target that stalls (a slow path, a seed that times out, a build that starts and stops at once) would otherwise pass
 # having tested nothing. The floors, per 30 s and scaled to FUZZ_SECONDS, are a third or less of what each target
-# executed on the shared 2-core development machine under a load of ~22 (other builds running): journal 4471,
-# model 8587, conversions 21044, cli_options 2212; the first four ran 0.9-1.3 million in 60 s on a quiet CI
-# machine. The long runs (10^7 executions each) are `scripts/run-fuzzer.sh SECONDS TARGET` with
+# executed on the shared 2-core development machine while other builds loaded it about tenfold, far below a quiet
+# CI machine's counts for the first four (the stage's log shows each run's count against its floor). The
+# long runs (10^7 executions each) are `scripts/run-fuzzer.sh SECONDS TARGET` with
 # FUZZ_FLAGS=-runs=10000000 (figures in docs/workspace.md).
 set -euo pipefail
 root=$PWD
