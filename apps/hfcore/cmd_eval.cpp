@@ -6,6 +6,7 @@
 #include "common_options.hpp"
 #include "hfcore/backend.hpp"
 #include "hfcore/eval_inputs.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace {
 
@@ -49,9 +50,11 @@ const hf::cli::Register reg(
                                      : hf::parameter_point_from_json(hf::json::parse_file(o->pars_file),
                                                                      parameter_slots(m), m.suggested_init(),
                                                                      o->pars_file);
-            if (!o->data_file.empty())
+            if (!o->data_file.empty()) {
                 lm.data = hf::data_from_json(hf::json::parse_file(o->data_file), channel_slots(m), m.auxdata(),
                                              o->data_file);
+                hf::check_observed_data(m, lm.data, o->data_file);  // the aux data against their constraints
+            }
             std::vector<double> grad;
             const double lp = m.bind(lm.data).logpdf(p, &grad);
             hf::json::Object out;

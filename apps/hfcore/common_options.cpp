@@ -12,6 +12,7 @@
 #include "option_checks.hpp"
 #include "hfcore/loader.hpp"
 #include "hfcore/executor.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::cli {
 
@@ -82,6 +83,7 @@ LoadedModel build_model(const Workspace& ws, const ModelOptions& options, const 
     out.spec = ws.model_spec(req);
     out.model = std::make_unique<Model>(out.spec, backend);
     out.data = out.model->data_from_observations(ws.spec().observations, true, ws.source());
+    check_observed_data(*out.model, out.data, ws.source());  // as the inference API and Python check it
     if (options.data.declared) {
         check_data_options(options.data);
         out.blinded = blinded_channels(out.model->channels(), options.data);

@@ -1,19 +1,9 @@
 // Entry point of the `hfcore` command line: builds the subcommands from the registry and runs the chosen one.
-#include <algorithm>
 #include <iostream>
-#include <map>
-#include <memory>
 
-#include "command.hpp"
+#include "command_line.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/executor.hpp"
-
-namespace hf::cli {
-std::vector<CommandDef>& registry() {
-    static std::vector<CommandDef> commands;
-    return commands;
-}
-}  // namespace hf::cli
 
 namespace {
 
@@ -29,16 +19,8 @@ void check_output_file(CLI::App& sub) {
 int main(int argc, char** argv) {
     // Under mpirun/srun every rank runs this program; without them MPI is not touched.
     hf::run::MpiSession mpi(&argc, &argv);
-    CLI::App app{"hfcore: HistFactory likelihoods (pyhf JSON) on CPUs and GPUs"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", "hfcore " HFCORE_VERSION "\n" + hf::run::mpi_description());
-    auto& commands = hf::cli::registry();
-    std::sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.name < b.name; });
-    std::map<CLI::App*, std::function<int()>> actions;
-    for (auto& def : commands) {
-        CLI::App* sub = app.add_subcommand(def.name, def.description);
-        actions[sub] = def.setup(*sub);
-    }
+    hf::cli::CommandLine command_line;
+    CLI::App& app = command_line.app();
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -49,12 +31,10 @@ int main(int argc, char** argv) {
     int rc = 1;
     bool failed = false;  // an exception, not a result
     try {
-        for (auto& [sub, action] : actions)
-            if (sub->parsed()) {
-                check_output_file(*sub);
-                rc = action();
-                break;
-            }
+        if (CLI::App* sub = command_line.chosen()) {
+            check_output_file(*sub);
+            rc = command_line.action(sub)();
+        }
     } catch (const hf::run::Interrupted& e) {
         std::cerr << "hfcore: interrupted: " << e.what() << "\n";
         rc = hf::run::interrupted_exit_code();

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/observed_data.hpp"
 #include "hfcore/infer.hpp"
 #include "infer/stat_internal.hpp"
 
@@ -30,11 +31,7 @@ AsymptoticCalculator::AsymptoticCalculator(const Model& model, std::vector<doubl
         throw InputError("", "poi",
                          "No POI is defined. A POI is required for profile likelihood based test statistics.");
     config_ = options_.config.resolved(model_);
-    const auto expected = static_cast<std::size_t>(model_.n_main() + model_.n_aux());
-    if (data_.size() != expected)
-        throw InputError("hypotest", "data",
-                         "data has " + std::to_string(data_.size()) + " entries but the model expects " +
-                             std::to_string(expected) + " (main bins + auxdata)");
+    check_observed_data(model_, data_, "hypotest");
     data_t_ = model_.bind(data_);  // uploaded and bound once for every fit of this calculator
     cache_ = options_.cache ? options_.cache : make_asymptotic_cache();
     if (!options_.fit.hessian_hints) options_.fit.hessian_hints = cache_->hessians;

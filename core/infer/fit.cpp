@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/observed_data.hpp"
 #include "infer/basins.hpp"
 #include "infer/dense.hpp"
 #include "infer/local_fit.hpp"
@@ -143,11 +144,7 @@ FitResult fit(const Model& model, const Tensor& data, const FitConfig& config, c
 
 FitResult fit(const Model& model, const std::vector<double>& data, const FitConfig& config,
               const FitOptions& options) {
-    const auto expected = static_cast<std::size_t>(model.n_main() + model.n_aux());
-    if (data.size() != expected)
-        throw InputError("fit", "data",
-                         "data has " + std::to_string(data.size()) + " entries but the model expects " +
-                             std::to_string(expected) + " (main bins + auxdata)");
+    check_observed_data(model, data, "fit");
     return fit(model, model.backend()->from_host(data), config, options);
 }
 

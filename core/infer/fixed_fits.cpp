@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/observed_data.hpp"
 #include "infer/basins.hpp"
 #include "infer/dense.hpp"
 #include "infer/local_fit.hpp"
@@ -18,11 +19,7 @@ FixedFits::FixedFits(const Model& model, const std::vector<double>& data, const 
                      const FitResult* free_fit)
     : model_(model), data_(data), options_(options), config_(options.config.resolved(model)),
       names_(model.par_names()) {
-    const auto expected = static_cast<std::size_t>(model.n_main() + model.n_aux());
-    if (data.size() != expected)
-        throw InputError("diagnostics", "data",
-                         "data has " + std::to_string(data.size()) + " entries but the model expects " +
-                             std::to_string(expected) + " (main bins + auxdata)");
+    check_observed_data(model, data, "diagnostics");
     data_t_ = model.bind(data);
     const auto np = static_cast<std::size_t>(model.n_pars());
     if (free_fit && free_fit->uncertainties.size() == np && free_fit->correlations.size() == np * np) {

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "infer/diagnostics_internal.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
 
@@ -16,9 +17,7 @@ double poisson_at_itself(double n) {
 
 double twice_nll_saturated(const Model& model, const std::vector<double>& data) {
     const auto n_main = static_cast<std::size_t>(model.n_main());
-    if (data.size() != n_main + static_cast<std::size_t>(model.n_aux()))
-        throw InputError("gof", "data", std::to_string(data.size()) + " data values, the model needs " +
-                                            std::to_string(model.n_main() + model.n_aux()) + " (main + aux)");
+    check_observed_data(model, data, "gof");
     double ll = 0.0;
     for (std::size_t b = 0; b < n_main; ++b) ll += poisson_at_itself(data[b]);
     // Every constraint at its maximum: the parameter at the aux datum (normal) or aux / tau (Poisson).

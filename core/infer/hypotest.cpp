@@ -5,6 +5,7 @@
 #include "common/names.hpp"
 #include "hfcore/infer.hpp"
 #include "infer/toys_internal.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
 
@@ -27,6 +28,7 @@ const char* base_dist_name(BaseDist dist) { return kBaseDists.name(dist); }
 
 HypotestResult hypotest(double poi_test, const Model& model, const std::vector<double>& data,
                         const HypotestOptions& options) {
+    check_observed_data(model, data, "hypotest");
     const std::int64_t poi = model.poi_index();
     if (poi < 0) throw InputError("", "poi", "No POI is defined. A POI is required to run a hypothesis test.");
     const FitConfig cfg = options.config.resolved(model);

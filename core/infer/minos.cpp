@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "infer/fixed_fits.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
 
@@ -100,6 +101,7 @@ std::pair<double, bool> find_end(ProfileOfOne& prof, double value, double sigma,
 std::vector<MinosInterval> minos(const Model& model, const std::vector<double>& data,
                                  const std::vector<std::string>& names, const DiagnosticOptions& options,
                                  const FitResult* free_fit) {
+    check_observed_data(model, data, "minos");
     DiagnosticOptions opts = options;
     opts.config = options.config.resolved(model);
     std::vector<std::size_t> idx;

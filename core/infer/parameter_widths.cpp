@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "infer/diagnostics_internal.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
 
@@ -48,10 +49,7 @@ std::vector<double> prefit_uncertainties(const Model& model) {
 
 std::vector<double> constraint_centres(const Model& model, const std::vector<double>& data) {
     const auto n_main = static_cast<std::size_t>(model.n_main());
-    if (data.size() != n_main + static_cast<std::size_t>(model.n_aux()))
-        throw InputError("diagnostics", "data",
-                         std::to_string(data.size()) + " data values, the model needs " +
-                             std::to_string(model.n_main() + model.n_aux()) + " (main + aux)");
+    check_observed_data(model, data, "diagnostics");
     std::vector<double> centre(static_cast<std::size_t>(model.n_pars()), 0.0);
     std::size_t aux = n_main;  // the aux data follow the constrained parameter sets in parameter order
     for (const auto& ps : model.parameter_sets()) {

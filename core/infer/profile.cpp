@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "infer/fixed_fits.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
 
@@ -166,6 +167,7 @@ ProgressFn across_batches(ProgressFn user, std::int64_t planned) {
 
 ProfileResult profile_scan(const Model& model, const std::vector<double>& data, const std::vector<ScanAxis>& axes_in,
                            const DiagnosticOptions& options) {
+    check_observed_data(model, data, "profile");
     DiagnosticOptions opts = options;
     opts.config = options.config.resolved(model);
     const std::vector<Axis> axes = check_axes(model, axes_in, opts.config);

@@ -1,5 +1,6 @@
 // Pulls and constraints of the fitted parameters.
 #include "infer/diagnostics_internal.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
 
@@ -38,6 +39,7 @@ std::vector<ParameterPull> pulls_from_fit(const Model& model, const std::vector<
 }
 
 PullsResult pulls(const Model& model, const std::vector<double>& data, const DiagnosticOptions& options) {
+    check_observed_data(model, data, "pulls");
     PullsResult r;
     FitOptions fo = options.fit;
     fo.uncertainties = true;

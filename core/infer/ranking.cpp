@@ -5,10 +5,12 @@
 #include <sstream>
 
 #include "infer/fixed_fits.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
 
 RankingResult ranking(const Model& model, const std::vector<double>& data, const RankingOptions& options) {
+    check_observed_data(model, data, "ranking");
     RankingResult r;
     if (options.poi.empty()) {
         if (model.poi_index() < 0)

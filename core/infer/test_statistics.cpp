@@ -10,6 +10,7 @@
 #include "infer/basins.hpp"
 #include "infer/problem.hpp"
 #include "infer/stat_internal.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
 
@@ -139,6 +140,7 @@ TestStatResult test_statistic(TestStat stat, double mu, const Model& model, cons
 
 TestStatResult test_statistic(TestStat stat, double mu, const Model& model, const std::vector<double>& data,
                               const FitConfig& config, const FitOptions& options) {
+    check_observed_data(model, data, "test_statistic");
     return test_statistic(stat, mu, model, model.backend()->from_host(data), config, options);
 }
 

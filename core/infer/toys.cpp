@@ -12,6 +12,7 @@
 #include "infer/basins.hpp"
 #include "infer/stat_internal.hpp"
 #include "infer/toys_internal.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
 
@@ -238,6 +239,7 @@ std::array<std::vector<double>, 2> toy_teststats(TestStat stat, double poi_test,
 
 HypotestResult toy_hypotest(double poi_test, const Model& model, const std::vector<double>& data,
                             const HypotestOptions& options, const FitConfig& cfg) {
+    check_observed_data(model, data, "hypotest");
     HypotestResult r;
     auto& be = *model.backend();
     Tensor data_t = be.from_host(data);

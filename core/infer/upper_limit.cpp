@@ -11,6 +11,7 @@
 
 #include "hfcore/infer.hpp"
 #include "infer/stat_internal.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
 
@@ -162,6 +163,7 @@ void add_search_totals(const HypotestOptions& opts, UpperLimitResult& out) {
 
 UpperLimitResult upper_limit_scan(const Model& model, const std::vector<double>& data,
                                   const std::vector<double>& scan, double level, const HypotestOptions& options) {
+    check_observed_data(model, data, "upper_limit");
     if (model.poi_index() < 0) throw InputError("", "poi", "No POI is defined. A POI is required for upper limits.");
     if (scan.empty()) throw InputError("", "scan", "the scan has no points");
     const double hi = *std::max_element(scan.begin(), scan.end());
@@ -194,6 +196,7 @@ UpperLimitResult upper_limit_scan(const Model& model, const std::vector<double>&
 
 UpperLimitResult upper_limit(const Model& model, const std::vector<double>& data, const Toms748Options& lim,
                              const HypotestOptions& options) {
+    check_observed_data(model, data, "upper_limit");
     const std::int64_t poi = model.poi_index();
     if (poi < 0) throw InputError("", "poi", "No POI is defined. A POI is required for upper limits.");
     HypotestOptions opts = options;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "infer/diagnostics_internal.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
 
@@ -114,6 +115,7 @@ YieldsResult yields_at(const Model& model, const std::vector<double>& data, cons
 }
 
 YieldsResult yields(const Model& model, const std::vector<double>& data, bool postfit, const DiagnosticOptions& options) {
+    check_observed_data(model, data, "yields");
     if (!postfit) {
         YieldsResult r = yields_at(model, data, asimov_parameters(model), prefit_uncertainties(model), {});
         r.postfit = false;

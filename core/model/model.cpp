@@ -10,9 +10,7 @@
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
 #include "modifiers/registry.hpp"
-#include "multimodal.hpp"
-#include "packer.hpp"
-#include "param_sets.hpp"
+#include "host_model.hpp"
 #include "workspace/checks.hpp"
 
 namespace hf {
@@ -102,39 +100,23 @@ void check_expected_counts(const Model& model, const ModelSpec& spec, const deta
 
 Model::Model(const ModelSpec& spec, BackendPtr backend, ModelOptions options) : impl_(std::make_unique<Impl>()) {
     if (!backend) throw PluginError("Model: no backend");
-    detail::check_modifier_settings(spec.settings, spec.source);
+    detail::HostModel host = detail::compile_host_model(spec);
     Impl& m = *impl_;
     m.backend = std::move(backend);
     m.settings = spec.settings;
     m.source = spec.source;
     m.spec = spec;
     m.options = options;
-    m.layout = detail::make_layout(spec);
-    if (m.layout.channels.empty()) throw InputError(spec.source, "channels", "the model has no channels");
-    detail::ParamSetsResult ps = detail::build_parameter_sets(spec, m.layout);
-    m.sets = std::move(ps.sets);
-    m.index = std::move(ps.index);
-    for (const auto& s : m.sets) m.par_order.push_back(s.name);
-    m.n_pars = m.sets.empty() ? 0 : m.sets.back().offset + m.sets.back().n;
+    m.layout = std::move(host.layout);
+    m.sets = std::move(host.sets);
+    m.index = std::move(host.index);
+    m.par_order = std::move(host.par_order);
+    m.n_pars = host.n_pars;
     m.poi = spec.measurement.poi;
-    if (!m.poi.empty()) {
-        auto it = m.index.find(m.poi);
-        if (it == m.index.end())
-            throw InputError(spec.source, spec.measurement.json_path.empty() ? "measurements" : spec.measurement.json_path + ".config.poi",
-                             "the parameter of interest '" + m.poi + "' is not a parameter of the model");
-        const ParameterSet& poi = m.sets[it->second];
-        if (poi.n != 1)
-            throw InputError(spec.source, spec.measurement.json_path + ".config.poi",
-                             "the parameter of interest '" + m.poi + "' has " + std::to_string(poi.n) +
-                                 " components; it must be a scalar");
-        m.poi_index = poi.offset;
-    }
-    detail::ParamSetsResult for_pack;
-    for_pack.sets = m.sets;
-    for_pack.index = m.index;
-    for_pack.component_bins = std::move(ps.component_bins);
-    m.packed = detail::pack_likelihood(spec, m.layout, for_pack, &m.elem_sample);
-    m.multimodal = detail::multimodal_parameters(m.packed);
+    m.poi_index = host.poi_index;
+    m.packed = std::move(host.packed);
+    m.elem_sample = std::move(host.elem_sample);
+    m.multimodal = std::move(host.multimodal);
     if (options.prefer_fused) m.likelihood = compile_likelihood(*m.backend, m.packed);
     if (!m.likelihood) m.likelihood = detail::make_fallback_likelihood(*m.backend, m.packed);
     check_expected_counts(*this, spec, m.layout);

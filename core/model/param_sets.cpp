@@ -84,7 +84,11 @@ ParamSetsResult build_parameter_sets(const ModelSpec& spec, const Layout& L) {
     }
 
     std::int64_t offset = 0;
-    for (auto& [name, r] : merged) {
+    for (auto& entry : merged) {
+        // Named references, not a structured binding: the lambdas below capture them (clang before 16 cannot
+        // capture a binding, and the fuzz targets build with clang).
+        const auto& name = entry.first;
+        auto& r = entry.second;
         ParameterSet ps;
         ps.name = name;
         ps.modifier_type = r.type;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "hfcore/errors.hpp"
+#include "hfcore/observed_data.hpp"
 
 namespace hf {
 
@@ -79,20 +80,15 @@ std::vector<double> data_from_json(const json::Value& doc, const std::vector<Cha
     std::int64_t n_main = 0;
     for (const auto& c : channels) n_main += c.nbins;
     const std::int64_t n_all = n_main + static_cast<std::int64_t>(auxdata.size());
-    auto check_counts = [&](const std::vector<double>& v, std::size_t first, std::size_t n, const std::string& path,
-                            std::size_t path_offset) {
-        for (std::size_t i = first; i < first + n; ++i)
-            if (v[i] < 0)
-                throw InputError(source, json::path_index(path, i - first + path_offset),
-                                 "a main-bin count must be >= 0 (a Poisson count), got " + json::format_double(v[i]));
-    };
     if (doc.is_array()) {
         auto v = numbers(doc, source, "");
         if (static_cast<std::int64_t>(v.size()) != n_all)
             throw InputError(source, "", "has " + count(v.size(), "value") + " but the model takes " +
                                              std::to_string(n_main) + " main bins + " +
                                              std::to_string(auxdata.size()) + " auxdata = " + std::to_string(n_all));
-        check_counts(v, 0, static_cast<std::size_t>(n_main), "", 0);
+        // Checked as every entry point checks data (hfcore/observed_data.hpp). The kinds of the aux data's
+        // constraints are the compiled model's: here they are only known to be finite.
+        check_observed_data(ObservedDataLayout{channels, std::vector<bool>(auxdata.size(), false)}, v, source);
         return v;
     }
     if (!doc.is_object()) throw InputError(source, "", "expected a JSON list of numbers or an object {channel: [counts]}");
@@ -128,7 +124,7 @@ std::vector<double> data_from_json(const json::Value& doc, const std::vector<Cha
         if (static_cast<std::int64_t>(v.size()) != c.nbins)
             throw InputError(source, it->second.second, "has " + count(v.size(), "value") + " but channel '" +
                                                             c.name + "' has " + count(c.nbins, "bin"));
-        check_counts(v, 0, v.size(), it->second.second, 0);
+        check_channel_counts(v, c.name, source, it->second.second);
         out.insert(out.end(), v.begin(), v.end());
     }
     out.insert(out.end(), auxdata.begin(), auxdata.end());

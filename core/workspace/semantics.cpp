@@ -1,7 +1,6 @@
 // pyhf's semantic rules (the ones pyhf.Model enforces while it builds a model), checked up front so that
 // every problem is reported with the file and JSON path of the offending element.
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <memory>
 #include <set>
@@ -9,6 +8,7 @@
 #include "checks.hpp"
 #include "common/names.hpp"
 #include "hfcore/errors.hpp"
+#include "hfcore/observed_data.hpp"
 #include "modifiers/registry.hpp"
 
 namespace hf::detail {
@@ -124,12 +124,7 @@ void check_observations(const WorkspaceSpec& ws) {
 }
 
 void check_observed_counts(const ObservationSpec& o, const std::string& source) {
-    for (std::size_t i = 0; i < o.data.size(); ++i)
-        if (!(o.data[i] >= 0) || !std::isfinite(o.data[i]))
-            throw InputError(source, json::path_index(json::path_key(o.json_path, "data"), i),
-                             "observed count " + json::format_double(o.data[i]) + " of channel '" + o.name +
-                                 "' is not a Poisson count (must be finite and >= 0; pyhf's likelihood is -inf or "
-                                 "NaN for a negative integer and silently defined for a negative fraction)");
+    check_channel_counts(o.data, o.name, source, json::path_key(o.json_path, "data"));
 }
 
 void check_model(const ModelSpec& spec) {

@@ -489,7 +489,7 @@ private:
             for (i64 b = 0; b < N_; ++b) acc.add(poisson_const(static_cast<double>(d[b])));
             for (std::size_t q = 0; q < q_aux_.size(); ++q) {
                 const double a = static_cast<double>(d[N_ + q_aux_[q]]), tau = q_tau_[q];
-                if (a > 0) acc.add(a * std::log(tau / a) + (a - tau) + poisson_const(a));
+                if (a > 0) acc.add(lm64::hf_n_log_ratio(a, tau) + (a - tau) + poisson_const(a));
             }
             c[static_cast<std::size_t>(r)] += acc.value();
         }
@@ -621,7 +621,7 @@ private:
         for (i64 b = 0; b < N_; ++b) {
             const double n = static_cast<double>(data[b]), lam = static_cast<double>(s.rate[b]);
             // hf_poisson_logpdf less hf_poisson_const(n), which lives in `constant`
-            acc.add(n > 0 ? Math<double>::xlogy(n, lam / n) + (n - lam) : -lam);
+            acc.add(n > 0 ? lm64::hf_n_log_ratio(n, lam) + (n - lam) : -lam);
             if (g) s.wbin[b] = n > 0 ? n / lam - 1.0 : -1.0;
         }
         const R* aux = data + N_;

@@ -156,13 +156,25 @@ HF_FN hf_real hf_poisson_const(hf_real n)
     }
 }
 
+/* n log(lam / n) for n > 0: the ratio keeps the digits that n log lam - n log n would lose when lam is close to
+ * n, but for a count below lam / (the largest finite number), a denormal one like 1e-310, lam / n overflows, and
+ * n log(inf) = inf turned a finite logpdf into NaN inside compensated sums (pyhf: finite). There the difference
+ * of logs is used: times so small an n it is ~0 either way. (r * 0.5 == r for r > 0: r is inf; not every
+ * dialect has isinf.) */
+HF_FN hf_real hf_n_log_ratio(hf_real n, hf_real lam)
+{
+    hf_real r = lam / n;
+    if (r > (hf_real)0 && r * (hf_real)0.5 == r) return n * (log(lam) - log(n));
+    return hf_xlogy(n, r);
+}
+
 /* log Poisson(n | lam) = n log lam - lam - lgamma(n + 1) for continuous n, arranged as
  * n log(lam / n) + (n - lam) + hf_poisson_const(n) so that nothing large cancels: with aux data of 1e11 (tiny
  * shapesys uncertainties) the direct form has rounding errors of 1e-3, which stall fits and ruin 32b. */
 HF_FN hf_real hf_poisson_logpdf(hf_real n, hf_real lam)
 {
     if (n == (hf_real)0) return -lam;
-    return n * log(lam / n) + (n - lam) + hf_poisson_const(n);
+    return hf_n_log_ratio(n, lam) + (n - lam) + hf_poisson_const(n);
 }
 
 /* log Poisson(aux | par * tau), the constraint of a shapesys parameter par (nominally 1) with tau = (nom/unc)^2,
@@ -172,7 +184,8 @@ HF_FN hf_real hf_poisson_logpdf(hf_real n, hf_real lam)
 HF_FN hf_real hf_poisson_constraint_logpdf(hf_real aux, hf_real par, hf_real tau)
 {
     if (aux == (hf_real)0) return -par * tau;
-    return aux * log(par) + aux * log(tau / aux) + ((aux - tau) - (par - (hf_real)1) * tau) + hf_poisson_const(aux);
+    return aux * log(par) + hf_n_log_ratio(aux, tau) + ((aux - tau) - (par - (hf_real)1) * tau) +
+           hf_poisson_const(aux);
 }
 
 /* log Normal(x | mu, sigma) */

@@ -16,6 +16,7 @@
 #include "json_convert.hpp"
 #include "py_model.hpp"
 #include "hfcore/infer.hpp"
+#include "hfcore/observed_data.hpp"
 #include "hfcore/spec.hpp"
 #include "hfcore/workspace.hpp"
 
@@ -45,7 +46,14 @@ inf::FitConfig fit_config(const hf::Model& m, nb::handle init, nb::handle bounds
 }
 
 std::vector<double> read_data(const hf::Model& m, nb::handle data) {
-    return read_vector(data, {"data", Kind::InvalidPdfData, m.n_main() + m.n_aux()});
+    std::vector<double> d = read_vector(data, {"data", Kind::InvalidPdfData, m.n_main() + m.n_aux()});
+    // The checks every entry point makes (counts >= 0, ...), here so that they raise pyhf's InvalidPdfData.
+    try {
+        hf::check_observed_data(m, d, "");
+    } catch (const hf::InputError& e) {
+        raise(Kind::InvalidPdfData, e.json_path() + ": " + e.detail(), "", e.json_path());
+    }
+    return d;
 }
 
 hf::infer::ProgressFn python_progress(nb::handle callback) {

@@ -176,7 +176,7 @@ TEST(BadInput, EvalDataFormats) {
     const std::string neg = write("hfcore_data_neg.json", R"({"SR": [47, -29], "CR_top": [168, 71], "CR_wjets": [131]})");
     const CliRun r = run_cli("eval " + example() + " --data " + neg);
     EXPECT_EQ(r.rc, 2);
-    EXPECT_NE(r.err.find(neg + ": SR[1]: a main-bin count must be >= 0"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(neg + ": SR[1]: observed count -29.0 of channel 'SR' is negative"), std::string::npos) << r.err;
     const std::string miss = write("hfcore_data_miss.json", R"({"SR": [47, 29]})");
     EXPECT_NE(run_cli("eval " + example() + " --data " + miss).err.find("no counts for channel 'CR_top'"),
               std::string::npos);

@@ -167,6 +167,42 @@ def test_bad_numpy_data_and_accepted_conversions(spec):
         hfcore.infer.mle.fit(data, model, fixed_params=[False])
 
 
+# Every Python entry point that takes observed data, called with one bad element (hfcore/observed_data.hpp: the
+# check the C++ API and the CLI make as well). pyhf fits a negative count without a word; hfcore refuses it.
+DATA_ENTRY_POINTS = [
+    ("mle.fit", lambda m, d, model: m.infer.mle.fit(d, model)),
+    ("mle.fixed_poi_fit", lambda m, d, model: m.infer.mle.fixed_poi_fit(1.0, d, model)),
+    ("qmu_tilde", lambda m, d, model: m.infer.test_statistics.qmu_tilde(
+        1.0, d, model, model.config.suggested_init(), model.config.suggested_bounds(),
+        model.config.suggested_fixed())),
+    ("hypotest", lambda m, d, model: m.infer.hypotest(1.0, d, model)),
+    ("hypotest toybased", lambda m, d, model: m.infer.hypotest(1.0, d, model, calctype="toybased", ntoys=10)),
+    ("upper_limit scan", lambda m, d, model: m.infer.intervals.upper_limits.upper_limit(d, model, scan=[0.5, 1.0])),
+    ("upper_limit toms748", lambda m, d, model: m.infer.intervals.upper_limits.upper_limit(d, model)),
+    ("pulls", lambda m, d, model: m.infer.diagnostics.pulls(d, model)),
+    ("ranking", lambda m, d, model: m.infer.diagnostics.ranking(d, model)),
+    ("yields", lambda m, d, model: m.infer.diagnostics.yields(d, model)),
+    ("profile_scan", lambda m, d, model: m.infer.diagnostics.profile_scan(d, model, {"mu": [0.5, 1.0, 1.5]})),
+    ("minos", lambda m, d, model: m.infer.diagnostics.minos(d, model, ["mu"])),
+    ("goodness_of_fit", lambda m, d, model: m.infer.diagnostics.goodness_of_fit(d, model)),
+]
+
+
+# 1: a main count; 5: the aux datum of a shapesys (Poisson) constraint, a count as well.
+@pytest.mark.parametrize("element", [1, 5], ids=["main", "poisson-aux"])
+@pytest.mark.parametrize("what,fn", DATA_ENTRY_POINTS, ids=[x[0] for x in DATA_ENTRY_POINTS])
+def test_negative_counts_are_refused_by_every_entry_point(spec, what, fn, element):
+    model = _model(hfcore, spec)
+    data = np.asarray(_data(hfcore, spec), dtype=float)
+    assert model.config.nmaindata == 4 and data.size == 8  # 2 channels x 2 bins, then 4 shapesys aux data
+    data[element] = -1.0
+    with pytest.raises(hfcore.exceptions.InvalidPdfData) as e:
+        fn(hfcore, data, model)
+    assert isinstance(e.value, ValueError)
+    assert str(e.value).startswith(f"data[{element}]: -1.0 ("), str(e.value)
+    assert "is negative" in str(e.value) and e.value.path == f"data[{element}]"
+
+
 def test_failed_minimization(spec):
     model = _model(hfcore, spec)
     data = _data(hfcore, spec)
