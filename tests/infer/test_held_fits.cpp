@@ -27,7 +27,6 @@ const char* const kGeneratorArgs = " --channels 2 --bins 3 --samples 3";
 constexpr double kImpact = 1e-3;     // of the POI's uncertainty
 constexpr double kTwiceNll = 1e-6;   // profile points
 constexpr double kMinosEnd = 1e-4;   // in the parameter
-constexpr int kNotConverged = 2;     // ranking entries reported as not converged, over all workspaces
 
 std::string generate(int seed) { return random_workspace(std::to_string(seed) + kGeneratorArgs); }
 
@@ -105,11 +104,20 @@ void check_ranking(const Case& c, const infer::FitConfig& cfg, const BoundLikeli
     ASSERT_TRUE(r.fit.converged) << r.fit.reason;
     const auto poi = static_cast<std::size_t>(r.poi_index);
     for (const auto& e : r.ranking) {
-        // A held fit neither way brought to convergence says so (status and reason) and is left out; the suite
-        // allows kNotConverged of them (a gamma held at its bound 1e-10, where the likelihood is singular).
+        // A held fit neither way brought to convergence says so (status and reason) and is left out. That is
+        // allowed only where a variation holds the parameter at one of its bounds (a gamma at 1e-10, where the
+        // likelihood is singular and whether a descent gets its edm below the tolerance depends on the last
+        // bits, e.g. of the build's optimisation level); anywhere else it is a failure.
         if (!e.converged) {
             EXPECT_NE(e.reason.find("not converged"), std::string::npos) << e.name << ": " << e.reason;
             EXPECT_FALSE(r.converged);
+            const auto& b = cfg.bounds[static_cast<std::size_t>(e.index)];
+            bool at_bound = false;
+            for (const double v : {e.value + e.prefit_uncertainty, e.value - e.prefit_uncertainty,
+                                   e.value + e.uncertainty, e.value - e.uncertainty})
+                at_bound = at_bound || v <= b.first || v >= b.second;
+            EXPECT_TRUE(at_bound) << e.name << " (seed " << c.seed << "): not converged, and held inside its bounds: "
+                                  << e.reason;
             ++t.not_converged;
             std::printf("[ held fits ] seed %d, %s: %s\n", c.seed, e.name.c_str(), e.reason.c_str());
             continue;
@@ -220,7 +228,8 @@ TEST(HeldFits, BatchedDiagnosticsAtTheLowestMinimumOfSingleFits) {
                 "%.2e), %d profile points (worst %.2e), %d MINOS ends\n",
                 t.workspaces, t.impacts, t.worst_impact, t.flat, t.worst_level, t.points, t.worst_point, t.ends);
     EXPECT_GE(t.workspaces, 60);
-    EXPECT_LE(t.not_converged, kNotConverged);
+    std::printf("[ held fits ] %d ranking entries not converged, each with the parameter held at a bound\n",
+                t.not_converged);
 }
 
 // Every held fit of the Minuit reference, as a two-point profile scan of its parameter: at or below Minuit's
