@@ -4,7 +4,7 @@
 #   asan  AddressSanitizer + UndefinedBehaviorSanitizer (preset asan: -O1 -g1, no CUDA, no benchmarks) over every
 #         suite stage 20 runs (CUDA's aside: no CUDA in this build): model, workspace, inference, conformance (cpu
 #         and opencl plugins), plugin loading, threads, run (executor, journal, interrupted CLI runs),
-#         diagnostics, bad input (C++ API and CLI) and opencl. Leak checking is on; the suppressions name the
+#         diagnostics, bad input (C++ API and CLI), opencl, analysis workflows and input gradients. Leak checking is on; the suppressions name the
 #         OpenCL runtime only (scripts/sanitizers/lsan.supp). PoCL's kernel compiler (LLVM) runs inside the
 #         process uninstrumented, which ASan allows: it only misses errors inside PoCL itself.
 #   tsan  ThreadSanitizer (preset tsan) over the thread suite (one model and one backend shared by 8 threads,
@@ -58,12 +58,12 @@ if [[ " $passes " == *" asan "* ]]; then
     cmake --preset asan > /dev/null
     t0=$SECONDS
     cmake --build build/asan -j2 --target test_model test_workspace test_infer test_conformance test_plugins \
-        test_threads test_run test_diagnostics test_inputs test_opencl
+        test_threads test_run test_diagnostics test_inputs test_opencl test_analysis test_grad
     echo "sanitizers: asan build took $((SECONDS - t0)) s"
     t0=$SECONDS
     # Longest first, so that the two queues finish together.
     run_suites build/asan test_infer test_conformance test_run test_diagnostics test_opencl test_inputs test_model \
-        test_workspace test_plugins test_threads
+        test_workspace test_analysis test_grad test_plugins test_threads
     echo "sanitizers: asan suites took $((SECONDS - t0)) s"
 fi
 
