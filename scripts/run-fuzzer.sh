@@ -31,12 +31,18 @@ targets=(workspace patch patchset eval_inputs model journal cli_options)
 lib_dir="${HFCORE_LIB_DIR:-$root/build/release/lib}"
 mkdir -p "$build/obj" "$build/artifacts"
 
-flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+flags=(-std=c++20 -O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -I"$root/include" -I"$root/core" -I"$root/apps/hfcore"
        -DHFCORE_VERSION=\"fuzz\")
-compile() {  # source -> object, when the source or a header it may include is newer
-    local src="$1" obj="$2"
-    if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] ||
+newer_than() {  # obj file... : whether a file is newer than obj
+    local obj=$1 f; shift
+    for f in "$@"; do [ "$f" -nt "$obj" ] && return 0; done
+    return 1
+}
+compile() {  # source -> object, when the source (a unity file: a file it includes) or a header it may include is newer
+    local src="$1" obj="$2" deps=("$1")
+    [[ "$src" == */cli-unity/* ]] && deps+=($(sed -n 's/^#include "\(.*\)"$/\1/p' "$src"))
+    if [ ! -f "$obj" ] || newer_than "$obj" "${deps[@]}" ||
        [ -n "$(find "$root/include/hfcore" "$root/core/json" "$root/core/workspace" "$root/core/modifiers" "$root/core/common" "$root/core/model" "$root/core/run" "$root/apps/hfcore" "$root/fuzz" -name '*.hpp' -newer "$obj" 2>/dev/null)" ]; then
         echo "compiling $(realpath --relative-to="$root" "$src")"
         "$cxx" "${flags[@]}" -fsanitize=fuzzer-no-link -c "$src" -o "$obj"
@@ -57,6 +63,22 @@ objects() {  # source... : compiled when out of date, FUZZ_BUILD_JOBS (default 2
     done
     for obj in "${pids[@]}"; do wait "$obj" || exit 1; done
 }
+cli_unity_sources() {  # apps/hfcore/*.cpp but main.cpp, in files of eight #includes (as CMake's unity build
+    # of hfcore-cli): each includes header-only CLI11, which otherwise dominates the fuzz build
+    local dir=$build/obj/cli-unity n=0 batch=0
+    mkdir -p "$dir"
+    rm -f "$dir"/*.next
+    for src in $(ls "$root"/apps/hfcore/*.cpp | grep -v '/main\.cpp$'); do
+        echo "#include \"$src\"" >> "$dir/cli_unity_$batch.cpp.next"
+        n=$((n + 1))
+        [ $((n % 8)) -eq 0 ] && batch=$((batch + 1))
+    done
+    for next in "$dir"/*.next; do  # rewritten only when the list changed, so that objects stay up to date
+        cmp -s "$next" "${next%.next}" || mv "$next" "${next%.next}"
+        rm -f "$next"
+        echo "${next%.next}"
+    done
+}
 build_target() {
     local t="$1" links=(-lsimdjson -lcrypto)
     objs=()
@@ -64,7 +86,7 @@ build_target() {
         cli_options)
             [ -f "$lib_dir/libhfcore.so" ] || { echo "cli_options links $lib_dir/libhfcore.so: build it first" \
                 "(cmake --build build/release --target hfcore) or set HFCORE_LIB_DIR" >&2; exit 2; }
-            objects $(ls "$root"/apps/hfcore/*.cpp | grep -v '/main\.cpp$')
+            objects $(cli_unity_sources)
             links=(-L"$lib_dir" -Wl,-rpath,"$lib_dir" -lhfcore) ;;
         *) objects "$root"/core/json/*.cpp "$root"/core/workspace/*.cpp "$root"/core/modifiers/*.cpp ;;&
         model) objects "$root"/core/model/{host_model,packer,param_sets,multimodal}.cpp "$root"/core/tensor/packed_check.cpp ;;

@@ -11,6 +11,7 @@
 #include "hfcore/executor.hpp"
 #include "hfcore/json.hpp"
 
+namespace cmd_backends {
 namespace {
 
 std::string status_of(const hf::PluginListing& l) {
@@ -99,3 +100,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_backends

@@ -8,6 +8,7 @@
 #include "progress_bar.hpp"
 #include "run_options.hpp"
 
+namespace cmd_cls {
 namespace {
 
 struct Options {
@@ -50,3 +51,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_cls

@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "hfcore/workspace.hpp"
 
+namespace cmd_combine {
 namespace {
 
 struct Options {
@@ -36,3 +37,4 @@ const hf::cli::Register reg("combine", "Combine two workspaces into a single wor
 });
 
 }  // namespace
+}  // namespace cmd_combine

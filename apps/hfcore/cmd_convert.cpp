@@ -7,6 +7,7 @@
 #include "hfcore/hs3.hpp"
 #include "hfcore/workspace.hpp"
 
+namespace cmd_convert {
 namespace {
 
 struct Options {
@@ -33,3 +34,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_convert

@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "hfcore/workspace.hpp"
 
+namespace cmd_digest {
 namespace {
 
 struct Options {
@@ -39,3 +40,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_digest

@@ -8,6 +8,7 @@
 #include "hfcore/eval_inputs.hpp"
 #include "hfcore/observed_data.hpp"
 
+namespace cmd_eval {
 namespace {
 
 struct Options {
@@ -70,3 +71,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_eval

@@ -7,6 +7,7 @@
 #include "option_checks.hpp"
 #include "diagnostic_options.hpp"
 
+namespace cmd_fit {
 namespace {
 
 struct Options {
@@ -93,3 +94,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_fit

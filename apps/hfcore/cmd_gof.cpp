@@ -5,6 +5,7 @@
 #include "common_options.hpp"
 #include "diagnostic_options.hpp"
 
+namespace cmd_gof {
 namespace {
 
 struct Options {
@@ -28,3 +29,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_gof

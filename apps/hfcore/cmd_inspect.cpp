@@ -10,6 +10,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 
+namespace cmd_inspect {
 namespace {
 
 struct Options {
@@ -178,3 +179,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_inspect

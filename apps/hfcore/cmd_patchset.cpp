@@ -8,6 +8,7 @@
 #include "hfcore/patch.hpp"
 #include "hfcore/workspace.hpp"
 
+namespace cmd_patchset {
 namespace {
 
 struct Options {
@@ -80,3 +81,4 @@ const hf::cli::Register reg("patchset", "Operations involving patchsets (pyhf pa
 });
 
 }  // namespace
+}  // namespace cmd_patchset

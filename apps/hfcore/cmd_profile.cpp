@@ -8,6 +8,7 @@
 #include "diagnostic_options.hpp"
 #include "run_options.hpp"
 
+namespace cmd_profile {
 namespace {
 
 struct Options {
@@ -74,3 +75,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_profile

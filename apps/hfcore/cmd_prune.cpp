@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "hfcore/workspace.hpp"
 
+namespace cmd_prune {
 namespace {
 
 struct Options {
@@ -37,3 +38,4 @@ const hf::cli::Register reg("prune", "Prune components from the workspace (pyhf 
 });
 
 }  // namespace
+}  // namespace cmd_prune

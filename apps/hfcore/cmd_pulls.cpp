@@ -5,6 +5,7 @@
 #include "common_options.hpp"
 #include "diagnostic_options.hpp"
 
+namespace cmd_pulls {
 namespace {
 
 struct Options {
@@ -36,3 +37,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_pulls

@@ -7,6 +7,7 @@
 #include "diagnostic_options.hpp"
 #include "run_options.hpp"
 
+namespace cmd_ranking {
 namespace {
 
 struct Options {
@@ -56,3 +57,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_ranking

@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "hfcore/workspace.hpp"
 
+namespace cmd_rename {
 namespace {
 
 struct Options {
@@ -34,3 +35,4 @@ const hf::cli::Register reg("rename", "Rename components of the workspace (pyhf 
 });
 
 }  // namespace
+}  // namespace cmd_rename

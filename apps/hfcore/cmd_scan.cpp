@@ -19,6 +19,7 @@
 #include "progress_bar.hpp"
 #include "run_options.hpp"
 
+namespace cmd_scan {
 namespace {
 
 struct Options {
@@ -230,3 +231,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_scan

@@ -6,6 +6,7 @@
 #include "common_options.hpp"
 #include "progress_bar.hpp"
 
+namespace cmd_significance {
 namespace {
 
 struct Options {
@@ -43,3 +44,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_significance

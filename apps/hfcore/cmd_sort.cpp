@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "hfcore/workspace.hpp"
 
+namespace cmd_sort {
 namespace {
 
 struct Options {
@@ -24,3 +25,4 @@ const hf::cli::Register reg("sort", "Sort the workspace (pyhf sort).", [](CLI::A
 });
 
 }  // namespace
+}  // namespace cmd_sort

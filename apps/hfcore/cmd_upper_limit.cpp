@@ -10,6 +10,7 @@
 #include "progress_bar.hpp"
 #include "run_options.hpp"
 
+namespace cmd_upper_limit {
 namespace {
 
 struct Options {
@@ -138,3 +139,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_upper_limit

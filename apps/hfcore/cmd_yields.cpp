@@ -10,6 +10,7 @@
 #include "hfcore/executor.hpp"
 #include "hfcore/yield_tables.hpp"
 
+namespace cmd_yields {
 namespace {
 
 struct Options {
@@ -82,3 +83,4 @@ const hf::cli::Register reg(
     });
 
 }  // namespace
+}  // namespace cmd_yields

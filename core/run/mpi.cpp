@@ -30,11 +30,11 @@ struct Communicator::Impl {
 };
 
 namespace {
+#if HFCORE_HAVE_MPI
 std::mutex& mpi_mutex() {
     static std::mutex m;
     return m;
 }
-#if HFCORE_HAVE_MPI
 bool g_initialized_here = false;
 
 void check(int rc, const char* what) {

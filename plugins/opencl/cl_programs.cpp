@@ -1,7 +1,7 @@
 #include "cl_programs.hpp"
 
+#include <cctype>
 #include <cstring>
-#include <regex>
 #include <vector>
 
 #include "hfcore/errors.hpp"
@@ -124,11 +124,32 @@ std::string copy_program() {
     return s;
 }
 
-// Names of the functions a shared header defines ("HF_FN <type> hf_name(").
+// Names of the functions a shared header defines ("HF_FN <type> hf_name("). A scan by hand rather than
+// std::regex: libstdc++'s regex compiler sets off -Wmaybe-uninitialized in sanitizer builds.
 std::vector<std::string> shared_functions(const std::string& text) {
-    static const std::regex fn(R"(HF_FN\s+[A-Za-z_][A-Za-z_0-9]*\s+(hf_[A-Za-z_0-9]+)\s*\()");
+    const auto ident_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    const auto skip_space = [&](std::size_t i) {
+        while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+        return i;
+    };
+    const auto skip_ident = [&](std::size_t i) {
+        while (i < text.size() && ident_char(text[i])) ++i;
+        return i;
+    };
     std::vector<std::string> names;
-    for (std::sregex_iterator it(text.begin(), text.end(), fn), end; it != end; ++it) names.push_back((*it)[1]);
+    for (std::size_t at = text.find("HF_FN"); at != std::string::npos; at = text.find("HF_FN", at + 1)) {
+        if (at > 0 && ident_char(text[at - 1])) continue;
+        std::size_t i = at + 5;
+        const std::size_t type = skip_space(i);
+        if (type == i || type >= text.size() || std::isdigit(static_cast<unsigned char>(text[type]))) continue;
+        const std::size_t type_end = skip_ident(type);
+        if (type_end == type) continue;
+        const std::size_t name = skip_space(type_end);
+        if (name == type_end || text.compare(name, 3, "hf_") != 0) continue;
+        const std::size_t name_end = skip_ident(name);
+        const std::size_t paren = skip_space(name_end);
+        if (paren < text.size() && text[paren] == '(') names.push_back(text.substr(name, name_end - name));
+    }
     return names;
 }
 

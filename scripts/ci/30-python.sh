@@ -18,7 +18,10 @@ t0=$SECONDS
 # With the plot extra (matplotlib, mplhep, scipy): tests/python/test_plot.py renders every plot kind; with the
 # xml extra (uproot): tests/python/test_xml_*.py read and write HistFactory XML + ROOT files; with the minuit extra:
 # minuit_optimizer's iminuit.Minuit.
-"$venv/bin/pip" install --quiet "$root[plot,xml,minuit]"
+# Make, the presets' generator: ccache keys on the compile's paths relative to its working folder, which Ninja
+# (scikit-build-core's default) and Make set differently, so under Ninja no object of stage 10 is reused.
+CMAKE_GENERATOR="Unix Makefiles" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
+    "$venv/bin/pip" install --quiet "$root[plot,xml,minuit]"
 echo "30-python: pip install of the clone took $((SECONDS - t0)) s"
 cd "$root/tests/python"
 # The installed package, not python/hfcore/ of the clone (which has no compiled part), is what gets imported.
