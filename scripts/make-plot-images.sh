@@ -35,6 +35,9 @@ hfcore-plot corr pulls.json -o corr.png
 hfcore ranking example.json --output-file ranking.json
 hfcore-plot ranking ranking.json -o ranking.png --top 10
 
+hfcore breakdown example.json --output-file breakdown.json
+hfcore-plot breakdown breakdown.json -o breakdown.png
+
 hfcore yields example.json --postfit --output-file yields_postfit.json
 hfcore-plot yields yields_postfit.json -o yields_postfit.png
 hfcore yields example.json --output-file yields_prefit.json

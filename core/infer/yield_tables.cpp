@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "hfcore/errors.hpp"
+#include "infer/text_tables.hpp"
 
 namespace hf::infer {
 
@@ -33,15 +34,6 @@ std::string full(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.17g", v);
     return buf;
-}
-
-std::string latex_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$' || c == '{' || c == '}') out += '\\';
-        out += c;
-    }
-    return out;
 }
 
 bool is_blinded(const YieldTableOptions& o, const std::string& channel) {
@@ -117,63 +109,6 @@ std::vector<std::vector<std::string>> layout(const std::vector<std::string>& sam
 }
 
 std::string stage(const YieldsResult& r) { return r.postfit ? "post-fit" : "pre-fit"; }
-
-// Display width of UTF-8 text: one per code point (the tables hold no wide characters).
-std::size_t width(const std::string& s) {
-    std::size_t n = 0;
-    for (unsigned char c : s)
-        if ((c & 0xC0) != 0x80) ++n;
-    return n;
-}
-
-std::string pad(const std::string& s, std::size_t w, bool left) {
-    const std::string fill(w > width(s) ? w - width(s) : 0, ' ');
-    return left ? s + fill : fill + s;
-}
-
-void write_text(std::ostream& os, const YieldTable& t) {
-    std::vector<std::size_t> w(t.rows[0].size(), 0);
-    for (const auto& row : t.rows)
-        for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], width(row[i]));
-    os << t.title << "\n";
-    auto line = [&](const std::vector<std::string>& row) {
-        for (std::size_t i = 0; i < row.size(); ++i) os << (i ? "  " : "") << pad(row[i], w[i], i == 0);
-        os << "\n";
-    };
-    line(t.rows[0]);
-    for (std::size_t i = 0; i < w.size(); ++i) os << (i ? "  " : "") << std::string(w[i], '-');
-    os << "\n";
-    for (std::size_t r = 1; r < t.rows.size(); ++r) line(t.rows[r]);
-}
-
-void write_markdown(std::ostream& os, const YieldTable& t) {
-    os << "**" << t.title << "**\n\n";
-    auto line = [&](const std::vector<std::string>& row) {
-        os << "|";
-        for (const auto& cell : row) os << " " << cell << " |";
-        os << "\n";
-    };
-    line(t.rows[0]);
-    os << "|";
-    for (std::size_t i = 0; i < t.rows[0].size(); ++i) os << (i ? " ---: |" : " :--- |");
-    os << "\n";
-    for (std::size_t r = 1; r < t.rows.size(); ++r) line(t.rows[r]);
-}
-
-void write_latex(std::ostream& os, const YieldTable& t) {
-    os << "% " << t.title << "\n\\begin{tabular}{l" << std::string(t.rows[0].size() - 1, 'r') << "}\n\\hline\n";
-    auto line = [&](const std::vector<std::string>& row) {
-        for (std::size_t i = 0; i < row.size(); ++i) os << (i ? " & " : "") << row[i];
-        os << " \\\\\n";
-    };
-    line(t.rows[0]);
-    os << "\\hline\n";
-    for (std::size_t r = 1; r < t.rows.size(); ++r) {
-        if (t.rows[r][0] == "total") os << "\\hline\n";
-        line(t.rows[r]);
-    }
-    os << "\\hline\n\\end{tabular}\n";
-}
 
 // The notes and the blinding, one line each, above the tables.
 std::string preamble(const YieldTableOptions& o, TableFormat f) {
@@ -252,9 +187,7 @@ std::string format_yield_tables(const YieldsResult& r, const YieldTableOptions& 
     const auto tables = yield_tables(r, o);
     for (std::size_t i = 0; i < tables.size(); ++i) {
         if (i) os << "\n";
-        if (o.format == TableFormat::text) write_text(os, tables[i]);
-        if (o.format == TableFormat::markdown) write_markdown(os, tables[i]);
-        if (o.format == TableFormat::latex) write_latex(os, tables[i]);
+        write_table(os, tables[i], o.format);
     }
     return os.str();
 }

@@ -13,6 +13,7 @@ KINDS = {
     "yields": "stacked pre- or post-fit yields with data and ratio (hfcore yields WS [--postfit])",
     "corr": "correlation matrix, pruned (hfcore pulls WS --correlations, or hfcore fit WS --uncertainties)",
     "profile": "profile likelihood, 1-D curve or 2-D contours (hfcore profile WS --par ...)",
+    "breakdown": "the POI's uncertainty split into groups of parameters (hfcore breakdown WS)",
 }
 
 
@@ -106,6 +107,8 @@ def figures(args, plot):
                                   exclude=args.exclude, **label, **width)
     if args.kind == "yields":
         return [plot.yields(args.result, channels=args.channel, layout=args.layout, logy=args.logy, **label, **size)]
+    if args.kind == "breakdown":
+        return [plot.breakdown(args.result, **label, **size)]
     if args.kind == "corr":
         return [plot.corr(args.result, threshold=args.threshold, max_pars=args.max_pars, **label, **size)]
     return [plot.profile(args.result, show_nll=args.show_nll, xlabel=args.xlabel, ylabel=args.ylabel, **label,

@@ -18,9 +18,13 @@ t0=$SECONDS
 # With the plot extra (matplotlib, mplhep, scipy): tests/python/test_plot.py renders every plot kind; with the
 # xml extra (uproot): tests/python/test_xml_*.py read and write HistFactory XML + ROOT files; with the minuit extra:
 # minuit_optimizer's iminuit.Minuit.
-# Make, the presets' generator: ccache keys on the compile's paths relative to its working folder, which Ninja
-# (scikit-build-core's default) and Make set differently, so under Ninja no object of stage 10 is reused.
+# The release build's generator (Make) and compilers, so that ccache reuses stage 10's objects: its key holds the
+# compile's paths relative to the working folder, which Ninja (scikit-build-core's default) sets otherwise, and
+# the compiler's name (Python's sysconfig makes scikit-build-core choose g++ where CMake alone chooses c++).
+release_compiler() { sed -n "s/^CMAKE_$1_COMPILER:FILEPATH=//p" "$root/build/release/CMakeCache.txt" 2>/dev/null; }
+cc=$(release_compiler C) cxx=$(release_compiler CXX)
 CMAKE_GENERATOR="Unix Makefiles" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
+    CC="${cc:-${CC:-cc}}" CXX="${cxx:-${CXX:-c++}}" \
     "$venv/bin/pip" install --quiet "$root[plot,xml,minuit]"
 echo "30-python: pip install of the clone took $((SECONDS - t0)) s"
 cd "$root/tests/python"

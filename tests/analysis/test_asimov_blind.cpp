@@ -134,6 +134,8 @@ TEST(Blind, OutputsHideThePoiAndTheBlindedData) {
         "cls " + example() + " --blind SR",
         "significance " + example() + " --blind SR",
         "upper-limit " + example() + " --blind SR",
+        "breakdown " + example() + " --blind SR",
+        "breakdown " + example() + " --blind SR --table text",
     };
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto file = dir / ("out" + std::to_string(i));

@@ -140,6 +140,7 @@ def json_files(tmp_path_factory, example, results):
             "upper_limit": ["upper-limit", EXAMPLE, "--scan", "0,5,21"],
             "pulls": ["pulls", EXAMPLE, "--correlations"],
             "ranking": ["ranking", EXAMPLE],
+            "breakdown": ["breakdown", EXAMPLE],
             "yields_pre": ["yields", EXAMPLE],
             "yields_post": ["yields", EXAMPLE, "--postfit"],
             "profile_1d": ["profile", EXAMPLE, "--par", "mu", "--range", "0,4,21"],
@@ -171,6 +172,7 @@ COMMANDS = [
     ("contour", "scan", ["--pattern", "ERJR_{m1}_{m2}"]),
     ("pulls", "pulls", []),
     ("ranking", "ranking", ["--top", "10"]),
+    ("breakdown", "breakdown", []),
     ("yields", "yields_pre", []),
     ("yields", "yields_post", ["--layout", "summary"]),
     ("corr", "pulls", []),
@@ -182,7 +184,7 @@ COMMANDS = [
 @pytest.mark.parametrize("kind,key,extra", COMMANDS, ids=[f"{k}-{key}" for k, key, _ in COMMANDS])
 def test_command_renders_every_kind(json_files, tmp_path, kind, key, extra):
     if key not in json_files:
-        pytest.skip("the upper-limit scan JSON comes from the hfcore command, not found here" if key == "upper_limit"
+        pytest.skip(f"the {key} JSON comes from the hfcore command, not found here" if key in ("upper_limit", "breakdown")
                     else f"eRJR likelihoods not found at {ERJR}")
     out = tmp_path / f"{kind}.png"
     r = hfcore_plot(kind, json_files[key], "-o", out, *extra, process=kind == "pulls")  # one as a command
@@ -327,6 +329,21 @@ def test_ranking(results, tmp_path):
     everything = plot.ranking_pages(results["ranking"], top=0, per_page=6)
     assert sum(len(f._hfcore_rows) for f in everything) == len(entries) and len(everything) == math.ceil(len(entries) / 6)
     save_and_check(fig, tmp_path, "ranking")
+
+
+def test_breakdown(json_files, tmp_path):
+    if "breakdown" not in json_files:
+        pytest.skip("the breakdown JSON comes from the hfcore command, not found here")
+    doc = json.loads(json_files["breakdown"].read_text())
+    fig = plot.breakdown(doc)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    groups = sorted(doc["groups"], key=lambda g: -g["impact"])
+    assert labels == ["total", "statistical", "systematic"] + [g["name"] for g in groups]
+    widths = [p.get_width() for p in fig.axes[0].patches]
+    assert widths == pytest.approx([doc["total"], doc["statistical"], doc["systematic"]] + [g["impact"] for g in groups])
+    save_and_check(fig, tmp_path, "breakdown")
+    with pytest.raises(plot.PlotInputError, match="breakdown plot needs the output of `hfcore breakdown`"):
+        plot.breakdown(json.loads(json_files["ranking"].read_text()))
 
 
 def test_yields(results, tmp_path):
@@ -482,7 +499,7 @@ def test_docs_show_every_plot_and_its_command():
     assert len([c for c in commands if c.startswith("hfcore-plot ")]) >= 7
     for c in commands:
         assert c in doc, f"docs/plots.md does not show: {c}"
-    for kind in ("brazil", "contour", "pulls", "ranking", "yields", "corr", "profile"):
+    for kind in ("brazil", "contour", "pulls", "ranking", "breakdown", "yields", "corr", "profile"):
         assert f"hfcore-plot {kind} " in doc
     for image in sorted(set(re.findall(r"\(images/([\w.-]+\.png)\)", doc))):
         assert (ROOT / "docs" / "images" / image).is_file(), image

@@ -5,6 +5,7 @@
     fig = plot.contour("scan.json", pattern="ERJR_{m1}_{m2}")   # hfcore scan BKG PATCHES --output-file ...
     fig = plot.pulls("pulls.json"); plot.ranking("ranking.json", top=20); plot.yields("yields.json")
     fig = plot.corr("pulls.json", threshold=0.2); plot.profile("profile.json")
+    fig = plot.breakdown("breakdown.json")           # hfcore breakdown WS --output-file ...
     plot.save(fig, "brazil.pdf")
 
 Every function takes the JSON the CLI writes (a path or the parsed dict; hfcore.infer.diagnostics returns the
@@ -26,6 +27,7 @@ from . import _style  # noqa: E402
 from ._io import PlotInputError, describe  # noqa: E402
 from ._style import STYLES, save, style  # noqa: E402
 from .brazil import brazil  # noqa: E402
+from .breakdown import breakdown  # noqa: E402
 from .contour import contour  # noqa: E402
 from .corr import corr  # noqa: E402
 from .profile import profile  # noqa: E402
@@ -33,5 +35,5 @@ from .pulls import pulls, pulls_pages  # noqa: E402
 from .ranking import ranking, ranking_pages  # noqa: E402
 from .yields import yields  # noqa: E402
 
-__all__ = ["PlotInputError", "STYLES", "brazil", "contour", "corr", "describe", "profile", "pulls", "pulls_pages",
+__all__ = ["PlotInputError", "STYLES", "brazil", "breakdown", "contour", "corr", "describe", "profile", "pulls", "pulls_pages",
            "ranking", "ranking_pages", "save", "style", "yields"]

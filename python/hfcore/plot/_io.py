@@ -12,6 +12,7 @@ import os
 # What each command writes, recognised by the keys only that command's output has (first match wins).
 _SIGNATURES = [
     ("ranking", ("ranking", "poi_hat"), "hfcore ranking"),
+    ("breakdown", ("groups", "statistical", "systematic"), "hfcore breakdown"),
     ("pulls", ("parameters", "twice_nll"), "hfcore pulls"),
     ("yields", ("channels", "postfit"), "hfcore yields"),
     ("profile", ("pars", "points"), "hfcore profile"),
