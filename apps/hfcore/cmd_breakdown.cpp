@@ -1,6 +1,5 @@
 // `hfcore breakdown`: the POI's uncertainty split into groups of nuisance parameters (hfcore/breakdown.hpp), as
 // JSON or as a table (--table).
-#include <iostream>
 #include <memory>
 
 #include "command.hpp"
@@ -8,7 +7,6 @@
 #include "diagnostic_options.hpp"
 #include "hfcore/breakdown.hpp"
 #include "hfcore/errors.hpp"
-#include "hfcore/executor.hpp"
 
 namespace cmd_breakdown {
 namespace {
@@ -94,11 +92,7 @@ const hf::cli::Register reg(
                 t.digits = o->digits;
                 t.hide_poi_value = !lm.blinded.empty();
                 if (o->model.data.kind == "asimov") t.notes.push_back(hf::cli::asimov_description(*lm.model, o->model.data));
-                const std::string text = hf::infer::format_breakdown_table(r, t);
-                if (o->model.output_file.empty())
-                    std::cout << text;
-                else
-                    hf::run::write_file_atomic(o->model.output_file, text);
+                hf::cli::emit_text(hf::infer::format_breakdown_table(r, t), o->model);
             }
             return r.converged ? 0 : 1;
         };

@@ -1,13 +1,11 @@
 // `hfcore yields`: pre- or post-fit yields per channel, sample and bin, with the total's uncertainty by linear
 // error propagation (cabinetry model_utils.yield_stdev), and the data; as JSON or as tables (--table).
-#include <iostream>
 #include <memory>
 
 #include "binning_file.hpp"
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_options.hpp"
-#include "hfcore/executor.hpp"
 #include "hfcore/yield_tables.hpp"
 
 namespace cmd_yields {
@@ -21,14 +19,6 @@ struct Options {
     int digits = 2;
     std::string binning;  // --binning FILE
 };
-
-// The tables to standard output or --output-file (written atomically, like the JSON).
-void write_tables(const std::string& text, const std::string& output_file) {
-    if (output_file.empty())
-        std::cout << text;
-    else
-        hf::run::write_file_atomic(output_file, text);
-}
 
 const hf::cli::Register reg(
     "yields", "Pre-fit (or post-fit) yields with uncertainty bands, and the data, per channel and bin.",
@@ -76,7 +66,7 @@ const hf::cli::Register reg(
                 t.digits = o->digits;
                 t.blinded_channels = lm.blinded;
                 if (o->model.data.kind == "asimov") t.notes.push_back(hf::cli::asimov_description(*lm.model, o->model.data));
-                write_tables(hf::infer::format_yield_tables(r, t), o->model.output_file);
+                hf::cli::emit_text(hf::infer::format_yield_tables(r, t), o->model);
             }
             return ok ? 0 : 1;
         };

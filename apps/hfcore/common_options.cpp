@@ -125,6 +125,13 @@ json::Value parameters_by_name(const Model& model, const std::vector<double>& pa
 
 void emit(const json::Value& v, const ModelOptions& options) { write_json_output(v, options.output_file); }
 
+void emit_text(const std::string& text, const ModelOptions& options) {
+    if (options.output_file.empty())
+        std::cout << text;
+    else
+        run::write_file_atomic(options.output_file, text);
+}
+
 namespace {
 // The number the whole of `text` spells, or nullopt (CLI11's own conversion runs after the checks).
 std::optional<double> parse_number(const std::string& text) {

@@ -88,6 +88,8 @@ std::string asimov_description(const Model& model, const DataOptions& options);
 json::Value presented(json::Value v, const ModelOptions& options, const LoadedModel& lm);
 // Prints pyhf-style JSON to stdout or --output-file.
 void emit(const json::Value& v, const ModelOptions& options);
+// Prints text (tables) as it is to stdout or --output-file (written atomically, like the JSON).
+void emit_text(const std::string& text, const ModelOptions& options);
 // "hfcore: warning: ..." on stderr.
 void warn(const std::string& message);
 // Prints the warnings a hypotest collected and a line when a fit did not converge.

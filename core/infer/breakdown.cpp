@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 #include "hfcore/errors.hpp"
@@ -55,18 +54,6 @@ std::vector<ParameterGroup> match_patterns(const Model& model, const std::vector
 double poi_uncertainty(const Model& model, const std::vector<double>& data, const FitResult& fit,
                        const FitConfig& config, UncertaintyConvention convention, std::size_t poi) {
     return detail::reported_uncertainties(model, data, fit, config, convention).uncertainties.at(poi);
-}
-
-std::string number(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-std::string full(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
 }
 
 const char* convention_name(UncertaintyConvention c) {
@@ -263,10 +250,10 @@ std::string format_breakdown_table(const BreakdownResult& r, const BreakdownTabl
     }
     const bool latex = o.format == TableFormat::latex;
     auto text = [&](const std::string& s) { return latex ? latex_escape(s) : s; };
-    auto percent = [&](double v) { return number(r.total > 0 ? 100.0 * v / r.total : 0.0, 1) + (latex ? "\\%" : "%"); };
+    auto percent = [&](double v) { return fixed(r.total > 0 ? 100.0 * v / r.total : 0.0, 1) + (latex ? "\\%" : "%"); };
     std::vector<std::string> lines = o.notes;
     lines.push_back(std::string("uncertainty of ") + r.poi +
-                    (o.hide_poi_value ? " (best-fit value blinded)" : " = " + number(r.poi_hat, o.digits)) +
+                    (o.hide_poi_value ? " (best-fit value blinded)" : " = " + fixed(r.poi_hat, o.digits)) +
                     "; impact of a group: sqrt(total^2 - sigma^2) with the group held at its best-fit values (" +
                     convention_name(r.convention) + " uncertainties); groups sharing or correlated with others do "
                     "not add up in quadrature");
@@ -280,11 +267,11 @@ std::string format_breakdown_table(const BreakdownResult& r, const BreakdownTabl
     YieldTable t;
     t.title = "uncertainty breakdown of " + text(r.poi);
     t.rows.push_back({"", "impact", "of total", "parameter sets"});
-    t.rows.push_back({"total", number(r.total, o.digits), percent(r.total), ""});
-    t.rows.push_back({"statistical", number(r.statistical, o.digits), percent(r.statistical), ""});
-    t.rows.push_back({"systematic", number(r.systematic, o.digits), percent(r.systematic), ""});
+    t.rows.push_back({"total", fixed(r.total, o.digits), percent(r.total), ""});
+    t.rows.push_back({"statistical", fixed(r.statistical, o.digits), percent(r.statistical), ""});
+    t.rows.push_back({"systematic", fixed(r.systematic, o.digits), percent(r.systematic), ""});
     for (const auto& g : r.groups)
-        t.rows.push_back({text(g.name) + (g.converged ? "" : " (not converged)"), number(g.impact, o.digits),
+        t.rows.push_back({text(g.name) + (g.converged ? "" : " (not converged)"), fixed(g.impact, o.digits),
                           percent(g.impact), std::to_string(g.parameter_sets.size())});
     write_table(os, t, o.format);
     // The groups' members below the table: names of parameter sets are too long for a column.

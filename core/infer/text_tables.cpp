@@ -2,11 +2,24 @@
 #include "infer/text_tables.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "hfcore/errors.hpp"
 
 namespace hf::infer {
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string full(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
 
 std::string latex_escape(const std::string& s) {
     std::string out;

@@ -8,6 +8,10 @@
 
 namespace hf::infer {
 
+// A number with `digits` decimals (table cells), and with every digit a double holds (csv).
+std::string fixed(double v, int digits);
+std::string full(double v);
+
 // `s` with LaTeX's special characters (_ & % # $ { }) escaped.
 std::string latex_escape(const std::string& s);
 

@@ -24,18 +24,6 @@ namespace {
 
 const char* const kBlinded = "blinded";
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-std::string full(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
 bool is_blinded(const YieldTableOptions& o, const std::string& channel) {
     return std::find(o.blinded_channels.begin(), o.blinded_channels.end(), channel) != o.blinded_channels.end();
 }
