@@ -93,6 +93,7 @@ def results(example):
     return {
         "pulls": diagnostics.pulls(data, model),
         "ranking": diagnostics.ranking(data, model),
+        "breakdown": diagnostics.breakdown(data, model),
         "yields_pre": diagnostics.yields(data, model),
         "yields_post": diagnostics.yields(data, model, postfit=True),
         "profile_1d": diagnostics.profile_scan(data, model, {"mu": np.linspace(0, 4, 21)}),
@@ -184,7 +185,7 @@ COMMANDS = [
 @pytest.mark.parametrize("kind,key,extra", COMMANDS, ids=[f"{k}-{key}" for k, key, _ in COMMANDS])
 def test_command_renders_every_kind(json_files, tmp_path, kind, key, extra):
     if key not in json_files:
-        pytest.skip(f"the {key} JSON comes from the hfcore command, not found here" if key in ("upper_limit", "breakdown")
+        pytest.skip("the upper-limit scan JSON comes from the hfcore command, not found here" if key == "upper_limit"
                     else f"eRJR likelihoods not found at {ERJR}")
     out = tmp_path / f"{kind}.png"
     r = hfcore_plot(kind, json_files[key], "-o", out, *extra, process=kind == "pulls")  # one as a command
@@ -332,8 +333,6 @@ def test_ranking(results, tmp_path):
 
 
 def test_breakdown(json_files, tmp_path):
-    if "breakdown" not in json_files:
-        pytest.skip("the breakdown JSON comes from the hfcore command, not found here")
     doc = json.loads(json_files["breakdown"].read_text())
     fig = plot.breakdown(doc)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
