@@ -363,6 +363,31 @@ def test_yields(results, tmp_path):
         plot.yields(results["yields_pre"], channels=["XR"])
 
 
+def test_yields_binning(results, json_files, tmp_path):
+    """A --binning file (as `hfcore yields --binning` reads it) draws the channels it names in their observable;
+    its errors name the file and the JSON path."""
+    binning = {"SR": {"edges": [0, 50, 120], "label": "m_T [GeV]"}, "CR_top": [10, 20, 40]}
+    fig = plot.yields(results["yields_pre"], binning=binning)
+    ratio = {name: fig.axes[3 + i] for i, name in enumerate(fig._hfcore_channels)}
+    assert ratio["SR"].get_xlabel() == "m_T [GeV]" and ratio["SR"].get_xlim() == (0, 120)
+    assert ratio["CR_top"].get_xlabel() == "CR_top" and ratio["CR_top"].get_xlim() == (10, 40)
+    assert ratio["CR_wjets"].get_xlabel() == "Bin"
+    path = tmp_path / "binning.json"
+    path.write_text(json.dumps(binning))
+    out = tmp_path / "binned.png"
+    r = hfcore_plot("yields", json_files["yields_pre"], "--binning", path, "-o", out)
+    assert r.returncode == 0 and out.stat().st_size > 0, r.stderr
+    for bad, message in [({"XR": [0, 1]}, "binning.json: XR: the yields have no channel 'XR'"),
+                         ({"SR": [0, 1]}, "binning.json: SR: 2 edges for the 2 bins of channel 'SR' .needs 3."),
+                         ({"SR": {"edges": [0, 2, 1]}}, r"binning.json: SR.edges: edges must increase strictly"),
+                         ({"SR": {"label": "x"}}, "binning.json: SR: missing 'edges'"),
+                         ([1, 2], r"binning.json: \(top level\): expected an object")]:
+        path.write_text(json.dumps(bad))
+        with pytest.raises(plot.PlotInputError, match=message):
+            plot.yields(results["yields_pre"], binning=path)
+        r = hfcore_plot("yields", json_files["yields_pre"], "--binning", path, "-o", out)
+        assert r.returncode != 0 and "binning.json" in r.stderr
+
 def test_corr(results, tmp_path):
     names = results["pulls"]["correlations"]["par_names"]
     fig = plot.corr(results["pulls"], threshold=0.2)
