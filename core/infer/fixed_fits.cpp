@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <sstream>
 #include <thread>
@@ -169,11 +170,11 @@ std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vec
         auto sol = solve_pinned_batch(model, data_t, p, cov_y_, starts, tol);
         // The batch's own stop rule rests on an approximate inverse Hessian (the free fit's, updated by its
         // steps), which a point far from the free minimum can make wrong: every problem it calls converged is
-        // finished as a single fit is, and one that does not converge there is refitted alone. Hessians are
-        // shared within this call only, so results do not depend on how blocks are dealt to threads and ranks.
-        const auto hints = make_hessian_hints();
+        // finished as a single fit is, and one that does not converge there is refitted alone.
+        std::vector<char> finished(probs.size(), 0);
+        finish_all(model, data_t, threads, probs, sol, out, finished);
         for (std::size_t k = 0; k < probs.size(); ++k) {
-            if (sol[k].converged && finish_batched(model, data_t, probs[k], sol[k], hints.get(), out[k])) continue;
+            if (finished[k]) continue;
             // Refitted from its own start as --no-batch does, the batch's end point one more start of its basin
             // search (the lower minimum is kept).
             if (std::isfinite(sol[k].f)) batch_ends[k] = sol[k].x;
@@ -186,6 +187,61 @@ std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vec
     if (progress) progress(done, static_cast<std::int64_t>(probs.size()), "fits");
     if (!single.empty()) run_single(model, threads, probs, batch_ends, single, out, done, progress);
     return out;
+}
+
+void FixedFits::finish_all(const Model& model, const BoundLikelihood& data_t, int threads,
+                           const std::vector<FixedFitProblem>& probs, const std::vector<PinnedSolution>& sol,
+                           std::vector<FixedFitOutcome>& out, std::vector<char>& finished) {
+    // Problems that hold the same parameters share the polish's Hessians (hints), in runs of at most kHintRun
+    // consecutive ones with hints of their own: a run is the unit dealt to threads, and what a problem finds
+    // among the hints depends only on the problems before it in its run, so the results depend neither on the
+    // number of threads nor on their timing (nor, as before, on how blocks are dealt to threads and ranks).
+    constexpr std::size_t kHintRun = 8;
+    std::vector<std::vector<std::size_t>> runs;
+    {
+        std::vector<std::pair<std::vector<std::int64_t>, std::size_t>> open;  // held indices -> its last run
+        for (std::size_t k = 0; k < probs.size(); ++k) {
+            if (!sol[k].converged) continue;
+            std::vector<std::int64_t> held;
+            for (const auto& [i, v] : probs[k].fixed) held.push_back(static_cast<std::int64_t>(i));
+            std::sort(held.begin(), held.end());
+            auto it = std::find_if(open.begin(), open.end(), [&](const auto& e) { return e.first == held; });
+            if (it == open.end()) {
+                runs.emplace_back();
+                open.emplace_back(std::move(held), runs.size() - 1);
+                it = open.end() - 1;
+            } else if (runs[it->second].size() >= kHintRun) {
+                runs.emplace_back();
+                it->second = runs.size() - 1;
+            }
+            runs[it->second].push_back(k);
+        }
+    }
+    int nthreads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+    nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(runs.size())));
+    // Threads never share a backend: worker t > 0 finishes on its own copy of this object's model.
+    if (&model != &model_) nthreads = 1;
+    while (static_cast<int>(workers_.size()) < nthreads - 1) workers_.push_back(model_.clone());
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(static_cast<std::size_t>(nthreads));
+    auto worker = [&](int t) {
+        try {
+            const Model& m = t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)];
+            const BoundLikelihood d = t == 0 ? data_t : m.bind(data_);
+            for (std::size_t r = next++; r < runs.size(); r = next++) {
+                const auto hints = make_hessian_hints();
+                for (std::size_t k : runs[r]) finished[k] = finish_batched(m, d, probs[k], sol[k], hints.get(), out[k]);
+            }
+        } catch (...) {
+            errors[static_cast<std::size_t>(t)] = std::current_exception();
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < nthreads; ++t) pool.emplace_back(worker, t);
+    worker(0);
+    for (auto& th : pool) th.join();
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
 }
 
 std::vector<double> FixedFits::free_with(const FixedValues& fixed) const {

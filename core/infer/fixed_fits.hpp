@@ -101,6 +101,11 @@ private:
     // Hessian's block of the others). Infinity where that curvature cannot stand in for the Hessian at y.
     double free_curvature_edm(const Problem& hp, const std::vector<double>& y, const std::vector<double>& g,
                               const FixedValues& fixed) const;
+    // finish_batched for every problem the batch says converged, on `threads` threads (worker t > 0 on
+    // workers_[t - 1], when `model` is this one's); finished[k] says which were.
+    void finish_all(const Model& model, const BoundLikelihood& data_t, int threads,
+                    const std::vector<FixedFitProblem>& probs, const std::vector<PinnedSolution>& sol,
+                    std::vector<FixedFitOutcome>& out, std::vector<char>& finished);
     // Fits problems[which[i]] alone with fit() on `model`, on `threads` threads, into out[which[i]];
     // batch_ends[which[i]] (when not empty: where the batch stopped) is one more start of its basin search.
     void run_single(const Model& model, int threads, const std::vector<FixedFitProblem>& problems,
