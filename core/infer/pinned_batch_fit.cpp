@@ -190,6 +190,17 @@ void forget(PinnedState& s) {
     s.rho.clear();
 }
 
+// The quasi-Newton step d = -B pg and g.d; from M alone when the memory's step does not descend.
+void set_direction(const PinnedSolver& solver, PinnedState& s, const std::vector<double>& pg) {
+    s.d = solver.direction(s, pg);
+    s.gd = dot(s.d.data(), s.g.data(), s.g.size());
+    if (!(s.gd < 0.0) && !s.s_mem.empty()) {
+        forget(s);
+        s.d = solver.direction(s, pg);
+        s.gd = dot(s.d.data(), s.g.data(), s.g.size());
+    }
+}
+
 }  // namespace
 
 std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLikelihood& data, Problem& p,
@@ -233,13 +244,7 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLi
             for (std::size_t a = 0; a < nf; ++a) pg[a] = s.active[a] ? 0.0 : s.g[a];
             // The quasi-Newton step d = -B g (B: M updated with the last steps) predicts the remaining decrease
             // 0.5 g.B g = -0.5 g.d; without a usable memory B is M itself.
-            s.d = solver.direction(s, pg);
-            s.gd = dot(s.d.data(), s.g.data(), nf);
-            if (!(s.gd < 0.0) && !s.s_mem.empty()) {
-                forget(s);
-                s.d = solver.direction(s, pg);
-                s.gd = dot(s.d.data(), s.g.data(), nf);
-            }
+            set_direction(solver, s, pg);
             s.edm = -0.5 * s.gd;
             if (!(s.edm >= 0.0) || !std::isfinite(s.edm)) {
                 s.status = 2;
@@ -256,15 +261,7 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLi
             }
             // The step only (convergence was judged above on the gradient's own active set): held at the bounds
             // it would leave, a few times at most (each round can turn another component outward).
-            for (int round = 0; round < 4 && solver.hold_outward(s, pg); ++round) {
-                s.d = solver.direction(s, pg);
-                s.gd = dot(s.d.data(), s.g.data(), nf);
-                if (!(s.gd < 0.0) && !s.s_mem.empty()) {
-                    forget(s);
-                    s.d = solver.direction(s, pg);
-                    s.gd = dot(s.d.data(), s.g.data(), nf);
-                }
-            }
+            for (int round = 0; round < 4 && solver.hold_outward(s, pg); ++round) set_direction(solver, s, pg);
             s.t = 1.0;
             ++s.iterations;
             running.push_back(k);
