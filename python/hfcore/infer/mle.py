@@ -57,6 +57,11 @@ def _fit(data, pdf, init_pars, par_bounds, fixed_params, fixed_poi, return_fitte
         out.append(as_tensor(r.twice_nll))
     if return_result_obj:
         result = result_object(r)
+        if kind == "scipy":
+            # pyhf's type under its scipy_optimizer (hfcore.optimize.scipy_optimizer needs scipy, as pyhf's).
+            from scipy.optimize import OptimizeResult
+
+            result = OptimizeResult(result)
         result.unc = unc
         result.minuit = minuit
         out.append(result)
