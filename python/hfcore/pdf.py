@@ -249,7 +249,15 @@ class Model(_LikelihoodParts, _Distributions, _core.Model):
                  clip_bin_data=None, **config_kwargs):
         _check_modifier_set(spec, modifier_set, validate)
         if clip_sample_data is not None or clip_bin_data is not None:
-            raise exceptions.Unsupported("clip_sample_data / clip_bin_data are not supported by hfcore")
+            # pyhf clips the expected data from below (per sample or per bin) inside its likelihood; the engine's
+            # yields, logpdf, gradients and fits have no such clip, and applying it in Python to expected_data
+            # alone would give numbers the fits do not use.
+            given = [f"{k}={v!r}" for k, v in (("clip_sample_data", clip_sample_data), ("clip_bin_data", clip_bin_data))
+                     if v is not None]
+            raise exceptions.Unsupported(
+                f"{', '.join(given)}: hfcore's engine does not clip expected data (pyhf's clip of each sample's or "
+                "bin's expected data from below); build the model without it"
+            )
         self.batch_size = batch_size
         self.spec = copy.deepcopy(spec)
         self.schema = config_kwargs.pop("schema", "model.json")
