@@ -41,14 +41,15 @@ def _interpcodes(modifier_settings):
 class _ParamSet:
     """What pyhf's ``model.config.param_set(name)`` shows of a parameter set."""
 
-    def __init__(self, info):
+    def __init__(self, info, bounds_given=False):
         self.name = info["name"]
         self.modifier_type = info["modifier_type"]
         self.n_parameters = info["n"]
         self.is_scalar = info["modifier_type"] in ("normfactor", "lumi", "normsys", "histosys")
         self.is_shared = True
         self.suggested_init = list(info["inits"])
-        self.suggested_bounds = [tuple(b) for b in info["bounds"]]
+        # pyhf's types: the bounds a spec's parameter config gives stay lists, a modifier's defaults are tuples.
+        self.suggested_bounds = [(list if bounds_given else tuple)(b) for b in info["bounds"]]
         self.suggested_fixed = list(info["fixed"])
         self.constrained = info["constrained"]
         self.pdf_type = info["constraint"]
@@ -96,6 +97,8 @@ class _ModelConfig:
                     mods.add((m["name"], m["type"]))
         self._modifiers = sorted(mods)
         self.modifier_settings = info["modifier_settings"]
+        self._bounds_given = {p.get("name") for p in spec.get("parameters", [])
+                              if isinstance(p, dict) and "bounds" in p}
         self._set_info(info)
 
     def _set_info(self, info):
@@ -112,7 +115,7 @@ class _ModelConfig:
         for p in info["parameter_sets"]:
             self.par_map[p["name"]] = {
                 "slice": slice(p["offset"], p["offset"] + p["n"]),
-                "paramset": _ParamSet(p),
+                "paramset": _ParamSet(p, p["name"] in self._bounds_given),
             }
             if p["constrained"]:
                 self.auxdata_order.append(p["name"])

@@ -33,6 +33,16 @@ def test_optimizer_objects(restore_optimizer):
     with pytest.raises(hfcore.exceptions.InvalidOptimizer):
         hfcore.set_backend("numpy", "nlopt")
 
+    class Named:
+        def __init__(self, name):
+            self.name = name
+
+    with pytest.raises(AttributeError, match="should be of type"):  # pyhf's check: "scipy" must be its class
+        hfcore.set_backend(hfcore.tensorlib, Named("scipy"))
+    mine = Named("mine")
+    hfcore.set_backend(hfcore.tensorlib, mine)
+    assert hfcore.optimizer is mine
+
 
 def _fit(model, data, **kw):
     return hfcore.infer.mle.fit(data, model, return_uncertainties=True, return_correlations=True,
