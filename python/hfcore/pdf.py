@@ -14,6 +14,7 @@ import numpy as np
 from . import _core
 from . import exceptions
 from ._pdf_distributions import _Distributions
+from .mixins import _ChannelSummaryMixin
 from .modifiers import _check_modifier_set
 from ._pdf_parts import _ConstraintModel, _MainModel, _TensorViewer
 
@@ -76,7 +77,7 @@ class _ParamSet:
         return f"<hfcore paramset {self.name} ({self.modifier_type}, {self.n_parameters} parameter(s))>"
 
 
-class _ModelConfig:
+class _ModelConfig(_ChannelSummaryMixin):
     """``model.config``: channels, samples, parameters in pyhf's order, suggested init/bounds/fixed, POI."""
 
     def __init__(self, model, spec):
@@ -84,12 +85,7 @@ class _ModelConfig:
         info = model._config_info()
         self._channels = info["channels"]
         self._samples = info["samples"]
-        self._channel_nbins = dict(zip(info["channels"], info["channel_nbins"]))
-        self._channel_slices = {}
-        begin = 0
-        for c in self._channels:
-            self._channel_slices[c] = slice(begin, begin + self._channel_nbins[c])
-            begin += self._channel_nbins[c]
+        self._set_channel_bins(dict(zip(info["channels"], info["channel_nbins"])))
         mods = set()
         for channel in spec.get("channels", []):
             for sample in channel.get("samples", []):
@@ -123,27 +119,6 @@ class _ModelConfig:
         self._init = [x for n in self._par_order for x in self.par_map[n]["paramset"].suggested_init]
         self._bounds = [b for n in self._par_order for b in self.par_map[n]["paramset"].suggested_bounds]
         self._fixed = [f for n in self._par_order for f in self.par_map[n]["paramset"].suggested_fixed]
-
-    # ---- pyhf's _ChannelSummaryMixin ----
-    @property
-    def channels(self):
-        return self._channels
-
-    @property
-    def samples(self):
-        return self._samples
-
-    @property
-    def modifiers(self):
-        return self._modifiers
-
-    @property
-    def channel_nbins(self):
-        return self._channel_nbins
-
-    @property
-    def channel_slices(self):
-        return self._channel_slices
 
     # ---- parameters ----
     @property

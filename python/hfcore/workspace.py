@@ -10,6 +10,7 @@ import os
 from . import _core
 from . import exceptions
 from . import schema
+from .mixins import _ChannelSummaryMixin
 from ._workspace_join import _join_items, _join_measurements, _join_parameter_configs  # noqa: F401 (pyhf's names)
 from ._workspace_join import combine_documents
 from .pdf import Model
@@ -38,47 +39,6 @@ def _patch_ops(patch):
     if ops is None:
         raise TypeError(f"patches: expected a list of JSON patch operations or a Patch, got {type(patch).__name__}")
     return list(ops)
-
-
-class _ChannelSummaryMixin:
-    def _summarize(self, channels):
-        names, samples, mods, nbins = [], set(), set(), {}
-        for channel in channels:
-            names.append(channel["name"])
-            nbins[channel["name"]] = len(channel["samples"][0]["data"]) if channel.get("samples") else 0
-            for sample in channel.get("samples", []):
-                samples.add(sample["name"])
-                for m in sample.get("modifiers", []):
-                    mods.add((m["name"], m["type"]))
-        self._channels = sorted(set(names))
-        self._samples = sorted(samples)
-        self._modifiers = sorted(mods)
-        self._channel_nbins = {c: nbins[c] for c in self._channels}
-        self._channel_slices = {}
-        begin = 0
-        for c in self._channels:
-            self._channel_slices[c] = slice(begin, begin + self._channel_nbins[c])
-            begin += self._channel_nbins[c]
-
-    @property
-    def channels(self):
-        return self._channels
-
-    @property
-    def samples(self):
-        return self._samples
-
-    @property
-    def modifiers(self):
-        return self._modifiers
-
-    @property
-    def channel_nbins(self):
-        return self._channel_nbins
-
-    @property
-    def channel_slices(self):
-        return self._channel_slices
 
 
 class Workspace(_ChannelSummaryMixin, dict):

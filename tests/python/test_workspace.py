@@ -138,3 +138,14 @@ def test_workspace_build_round_trip(spec):
     assert built.data(m2) == data
     pars = np.asarray(model.config.suggested_init())
     assert m2.logpdf(pars, data) == model.logpdf(pars, data)
+
+
+def test_channel_summary_shared_by_workspace_and_model(spec):
+    """pyhf's mixins._ChannelSummaryMixin: made from channels directly, and the base of Workspace and model.config."""
+    mixin = hfcore.mixins._ChannelSummaryMixin(channels=spec["channels"])
+    w = hfcore.Workspace(spec)
+    config = w.model().config
+    assert isinstance(w, hfcore.mixins._ChannelSummaryMixin) and isinstance(config, hfcore.mixins._ChannelSummaryMixin)
+    for attr in ("channels", "samples", "modifiers", "channel_nbins", "channel_slices"):
+        assert getattr(mixin, attr) == getattr(w, attr) == getattr(config, attr), attr
+    assert mixin.channel_slices[mixin.channels[1]].start == mixin.channel_nbins[mixin.channels[0]]
