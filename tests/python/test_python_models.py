@@ -91,3 +91,22 @@ def test_hypotest_matches_engine(models, test_stat):
     np.testing.assert_allclose(np.array(band_py, dtype=float), np.array(band_e, dtype=float), rtol=1e-6)
     cls, calc = hfcore.infer.hypotest(poi, data, py, test_stat=test_stat, return_calculator=True)
     assert isinstance(calc, hfcore.infer.calculators.AsymptoticCalculator) and float(cls) == float(obs_py)
+
+
+def test_upper_limits_match_engine(models):
+    """The limits of a Python model: scipy's TOMS 748 with pyhf's bracketing, and pyhf's grid interpolation;
+    the engine's root finder on the equivalent HistFactory model finds the same roots."""
+    py, engine, data = models
+    limits = hfcore.infer.intervals.upper_limits
+    obs_py, exp_py, (tested, results) = limits.upper_limit(data, py, rtol=1e-9, return_results=True)
+    obs_e, exp_e = limits.upper_limit(data, engine, rtol=1e-9)
+    assert float(obs_py) == pytest.approx(float(obs_e), rel=1e-6)
+    np.testing.assert_allclose(np.array(exp_py, dtype=float), np.array(exp_e, dtype=float), rtol=1e-6)
+    assert len(tested) == len(results) and len(results[0][1]) == 5
+    cls_at_limit = hfcore.infer.hypotest(float(obs_py), data, py)
+    assert float(cls_at_limit) == pytest.approx(0.05, rel=1e-6)
+    scan = np.linspace(0.0, 10.0, 11)
+    grid_py = limits.upper_limit(data, py, scan=scan)
+    grid_e = limits.upper_limit(data, engine, scan=scan)
+    np.testing.assert_allclose(np.array([grid_py[0]] + list(grid_py[1]), dtype=float),
+                               np.array([grid_e[0]] + list(grid_e[1]), dtype=float), rtol=1e-6)

@@ -100,3 +100,64 @@ def hypotest(poi_test, data, pdf, init_pars, par_bounds, fixed_params, calctype,
     observed = tuple(as_tensor(p) for p in calc.pvalues(teststat, sig_plus_bkg, bkg_only))
     expected = calc.expected_pvalues(sig_plus_bkg, bkg_only)
     return observed, expected, calc
+
+
+def toms748_scan(data, pdf, bounds_low, bounds_up, level, atol, rtol, from_upper_limit_fn, hypotest_kwargs):
+    """pyhf's toms748_scan: each limit is scipy's TOMS 748 root of CLs - level (k=2, xtol=atol, rtol); the
+    observed one in [bounds_low, bounds_up] after the lower end is halved until every CLs (observed and
+    expected) is at least the level there and the upper end doubled until every one is below it, each expected
+    one in the tightest bracket of the POI values tested so far. Returns what upper_limits.toms748_scan does."""
+    from scipy.optimize import toms748
+
+    from . import hypotest
+
+    cache = {}
+
+    def results(poi):
+        if poi not in cache:
+            cache[poi] = hypotest(poi, data, pdf, return_expected_set=True, **hypotest_kwargs)
+        return cache[poi]
+
+    def cls(poi, which):  # which: 0 observed, 1..5 the expected band from -2 to +2 sigma
+        obs, band = results(poi)
+        return float(obs if which == 0 else band[which - 1])
+
+    def bracket(which):
+        pois = sorted(cache)
+        above = [p for p in pois if cls(p, which) >= level]
+        below = [p for p in pois if cls(p, which) < level]
+        return (min(above, key=lambda p: cls(p, which) - level),
+                max(below, key=lambda p: cls(p, which) - level))
+
+    for _ in range(64):
+        if all(cls(bounds_low, i) >= level for i in range(6)):
+            break
+        bounds_low /= 2
+    else:
+        raise exceptions.FailedMinimization(f"upper limit: CLs stays below {level} down to the POI {bounds_low}")
+    for _ in range(64):
+        if all(cls(bounds_up, i) <= level for i in range(6)):
+            break
+        bounds_up *= 2
+    else:
+        raise exceptions.FailedMinimization(f"upper limit: CLs stays above {level} up to the POI {bounds_up}")
+    limits = [as_tensor(toms748(lambda poi, i: cls(poi, i) - level, *((bounds_low, bounds_up) if i == 0 else
+                                                                       bracket(i)),
+                                args=(i,), k=2, xtol=atol, rtol=rtol)) for i in range(6)]
+    if from_upper_limit_fn:
+        return limits[0], limits[1:], (list(cache), list(cache.values()))
+    return limits[0], limits[1:]
+
+
+def linear_grid_scan(data, pdf, scan, level, return_results, hypotest_kwargs):
+    """pyhf's linear_grid_scan: each limit numpy.interp'ed at the level from the CLs of the hypotests on
+    ``scan``."""
+    from . import hypotest
+
+    scan = np.asarray(scan, dtype=float)
+    results = [hypotest(mu, data, pdf, return_expected_set=True, **hypotest_kwargs) for mu in scan]
+    table = np.array([[float(r[0])] + [float(x) for x in r[1]] for r in results]).T
+    limits = [as_tensor(np.interp(level, row[::-1], scan[::-1])) for row in table]
+    if return_results:
+        return limits[0], limits[1:], (scan, results)
+    return limits[0], limits[1:]
