@@ -37,22 +37,9 @@ class _ChannelSummaryMixin:
             self._channel_slices[c] = slice(begin, begin + n)
             begin += n
 
-    @property
-    def channels(self):
-        return self._channels
-
-    @property
-    def samples(self):
-        return self._samples
-
-    @property
-    def modifiers(self):
-        return self._modifiers
-
-    @property
-    def channel_nbins(self):
-        return self._channel_nbins
-
-    @property
-    def channel_slices(self):
-        return self._channel_slices
+    # Read-only views of the summary (class attributes, so that a caller can patch them here).
+    channels = property(lambda self: self._channels)
+    samples = property(lambda self: self._samples)
+    modifiers = property(lambda self: self._modifiers)
+    channel_nbins = property(lambda self: self._channel_nbins)
+    channel_slices = property(lambda self: self._channel_slices)
