@@ -160,8 +160,9 @@ json::Value to_json(const ToyStudyResult& result, const ToyStudyOptions& options
     settings.set("nuisance", json::Value(toy_nuisance_name(options.nuisance)));
     settings.set("aux", json::Value(toy_aux_name(options.aux)));
     settings.set("toy_batch", json::Value(options.toy_batch));
-    settings.set("uncertainties", json::Value("per toy: the inverse Hessian of its NLL at its minimum (finite "
-                                              "differences of the analytic gradient)"));
+    settings.set("uncertainties", json::Value("per toy: the inverse Hessian of its NLL at its minimum (forward "
+                                              "differences of the analytic gradient; parameters other than the POI "
+                                              "at a bound held)"));
     json::Array points;
     for (const auto& p : result.points) {
         json::Object o;

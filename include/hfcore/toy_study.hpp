@@ -1,12 +1,14 @@
 // Toy studies of a fit's bias and coverage: toys drawn at a truth point with the POI injected at given values,
 // each fitted with the POI free by the batched fits of the toy calculator (batch_fit, with a single fit for the
 // toys the batch leaves unconverged). Per toy: the best fit, the uncertainty of every parameter from that toy's
-// own Hessian (finite differences of the analytic gradient at its minimum, as FitOptions::uncertainties gives a
-// single fit), twice_nll, and whether the fit converged. Per injected value: the bias and the pulls of every
-// free parameter and the POI's coverage; over the injected values: the linearity of the fitted POI.
+// own Hessian (the full matrix, forward differences of the analytic gradient at its minimum; a parameter other
+// than the POI sitting at a bound is held), twice_nll, and whether the fit converged. Per injected value: the
+// bias and the pulls of every free parameter and the POI's coverage; over the injected values: the linearity of
+// the fitted POI.
 //
-// Toy i of injected value j is Philox stream j of the seed (sample_toys), so a study is the same for any
-// number of threads, MPI ranks and any block layout that keeps toy_batch.
+// Toy i of injected value j is Philox stream j of the seed (sample_toys), and a toy's batched fit does not
+// depend on the other toys of its block, so a study is the same for any number of threads, MPI ranks and any
+// toy_batch.
 //     hf::infer::ToyStudyOptions o;
 //     o.poi_values = {0.5, 1.0, 2.0};
 //     o.ntoys = 1000;
