@@ -1,8 +1,6 @@
 // `hfcore toys`: a toy study of the fit's bias and coverage (hfcore/toy_study.hpp). The summary as JSON, every
 // toy's fit as columns of a numpy .npz (--per-toy). The toy blocks are dealt to threads and MPI ranks,
 // journaled, and resumed with --resume.
-#include <cmath>
-#include <limits>
 #include <memory>
 
 #include "command.hpp"
@@ -39,42 +37,20 @@ hf::json::Value inputs_json(const hf::infer::ToyStudyOptions& o) {
     return hf::json::Value(std::move(j));
 }
 
-// Every toy of every injected value, one row each: the injected value and the truth, the fit, its pulls.
+// The per-toy columns (hf::infer::toy_columns) as numpy arrays, one row per toy.
 std::string per_toy_npz(const hf::infer::ToyStudyResult& r) {
-    const auto np = static_cast<std::int64_t>(r.par_names.size());
-    std::vector<double> poi_true, truth, bestfit, unc, pull, nll;
-    std::vector<std::int64_t> toy;
-    std::vector<std::uint8_t> converged, hessian_ok;
-    for (const auto& p : r.points) {
-        const auto& t = p.toys;
-        bestfit.insert(bestfit.end(), t.bestfit.begin(), t.bestfit.end());
-        unc.insert(unc.end(), t.uncertainties.begin(), t.uncertainties.end());
-        nll.insert(nll.end(), t.twice_nll.begin(), t.twice_nll.end());
-        converged.insert(converged.end(), t.converged.begin(), t.converged.end());
-        hessian_ok.insert(hessian_ok.end(), t.hessian_ok.begin(), t.hessian_ok.end());
-        for (std::int64_t k = 0; k < t.size(); ++k) {
-            poi_true.push_back(p.poi_value);
-            toy.push_back(k);
-            truth.insert(truth.end(), p.truth.begin(), p.truth.end());
-            for (std::int64_t i = 0; i < np; ++i) {
-                const double s = t.uncertainties[k * np + i];
-                pull.push_back(t.hessian_ok[k] && s > 0.0 ? (t.bestfit[k * np + i] - p.truth[i]) / s
-                                                          : std::numeric_limits<double>::quiet_NaN());
-            }
-        }
-    }
-    const auto n = static_cast<std::int64_t>(nll.size());
+    const auto c = hf::infer::toy_columns(r);
     hf::cli::NpzWriter w;
     w.add("parameter_names", r.par_names);
-    w.add("poi_true", {n}, poi_true);
-    w.add("toy", {n}, toy);
-    w.add("truth", {n, np}, truth);
-    w.add("bestfit", {n, np}, bestfit);
-    w.add("uncertainties", {n, np}, unc);
-    w.add("pull", {n, np}, pull);
-    w.add("twice_nll", {n}, nll);
-    w.add_bool("converged", {n}, converged);
-    w.add_bool("hessian_ok", {n}, hessian_ok);
+    w.add("poi_true", {c.rows}, c.poi_true);
+    w.add("toy", {c.rows}, c.toy);
+    w.add("truth", {c.rows, c.cols}, c.truth);
+    w.add("bestfit", {c.rows, c.cols}, c.bestfit);
+    w.add("uncertainties", {c.rows, c.cols}, c.uncertainties);
+    w.add("pull", {c.rows, c.cols}, c.pull);
+    w.add("twice_nll", {c.rows}, c.twice_nll);
+    w.add_bool("converged", {c.rows}, c.converged);
+    w.add_bool("hessian_ok", {c.rows}, c.hessian_ok);
     return w.bytes();
 }
 

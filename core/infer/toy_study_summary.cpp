@@ -153,6 +153,31 @@ void summarise(ToyStudyResult& result) {
     result.linearity = poi_linearity(result.points, result.poi_index);
 }
 
+ToyColumns toy_columns(const ToyStudyResult& result) {
+    ToyColumns c;
+    const auto np = static_cast<std::int64_t>(result.par_names.size());
+    c.cols = np;
+    for (const auto& p : result.points) {
+        const auto& t = p.toys;
+        c.bestfit.insert(c.bestfit.end(), t.bestfit.begin(), t.bestfit.end());
+        c.uncertainties.insert(c.uncertainties.end(), t.uncertainties.begin(), t.uncertainties.end());
+        c.twice_nll.insert(c.twice_nll.end(), t.twice_nll.begin(), t.twice_nll.end());
+        c.converged.insert(c.converged.end(), t.converged.begin(), t.converged.end());
+        c.hessian_ok.insert(c.hessian_ok.end(), t.hessian_ok.begin(), t.hessian_ok.end());
+        for (std::int64_t k = 0; k < t.size(); ++k) {
+            c.poi_true.push_back(p.poi_value);
+            c.toy.push_back(k);
+            c.truth.insert(c.truth.end(), p.truth.begin(), p.truth.end());
+            for (std::int64_t i = 0; i < np; ++i) {
+                const double sigma = t.uncertainties[k * np + i];
+                c.pull.push_back(t.hessian_ok[k] && sigma > 0.0 ? (t.bestfit[k * np + i] - p.truth[i]) / sigma : kNaN);
+            }
+        }
+    }
+    c.rows = static_cast<std::int64_t>(c.twice_nll.size());
+    return c;
+}
+
 json::Value to_json(const ToyStudyResult& result, const ToyStudyOptions& options) {
     json::Object settings;
     settings.set("ntoys", json::Value(options.ntoys));

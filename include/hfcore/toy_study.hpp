@@ -135,6 +135,17 @@ void summarise(ToyStudyResult& result);
 // Linearity of the POI from the points' summaries.
 Linearity poi_linearity(const std::vector<ToyStudyPoint>& points, std::int64_t poi_index);
 
+// Every toy of every injected value as one row (poi_values order, then toy order): what `hfcore toys --per-toy`
+// writes and hfcore.infer.toys.fit_toys returns. Row-major [rows, cols] for the per-parameter columns.
+struct ToyColumns {
+    std::int64_t rows = 0, cols = 0;
+    std::vector<double> poi_true, twice_nll;                      // [rows]
+    std::vector<double> truth, bestfit, uncertainties, pull;      // [rows, cols]; pull NaN without an uncertainty
+    std::vector<std::int64_t> toy;                                // [rows]: the toy's number within its value
+    std::vector<std::uint8_t> converged, hessian_ok;              // [rows]
+};
+ToyColumns toy_columns(const ToyStudyResult& result);
+
 // The summary as JSON (no per-toy arrays): options, per injected value the truth, counts, coverage and the
 // per-parameter statistics, and the linearity.
 json::Value to_json(const ToyStudyResult& result, const ToyStudyOptions& options);
