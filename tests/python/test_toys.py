@@ -92,3 +92,30 @@ def test_bad_options(small):
         fit_toys(data, model, nuisance="observed")
     with pytest.raises(hfcore.exceptions.InvalidFitInput, match="sampled, fixed"):
         fit_toys(data, model, aux="thrown")
+
+
+def test_plots(small, tmp_path):
+    pytest.importorskip("matplotlib", reason="hfcore.plot needs the plot extra: pip install 'hfcore[plot]'")
+    from hfcore import plot
+    from test_plot import hfcore_plot, png
+
+    _, model, data = small
+    summary = fit_toys(data, model, poi_values=[0.5, 1.0, 2.0], ntoys=200, seed=1)["summary"]
+    (tmp_path / "toys.json").write_text(json.dumps(summary))
+    fig = plot.pulls_toys(summary, poi_value=1.0)
+    assert fig._hfcore_rows == model.config.par_names  # every parameter has pulls here
+    assert len(fig.axes[0].containers) == 2  # the widths and the means
+    fig = plot.linearity(summary)
+    points = fig.axes[0].containers[0]
+    assert len(points.lines[0].get_xdata()) == 3
+    for kind in ("pulls-toys", "linearity"):
+        r = hfcore_plot(kind, tmp_path / "toys.json", "-o", tmp_path / f"{kind}.png")
+        assert r.returncode == 0, r.stderr
+        png(tmp_path / f"{kind}.png")
+    r = hfcore_plot("pulls-toys", tmp_path / "toys.json", "--poi-value", "7", "-o", tmp_path / "x.png")
+    assert r.returncode == 2 and "no toys at POI = 7" in r.stderr
+    one = fit_toys(data, model, poi_values=[1.0], ntoys=20)["summary"]
+    with pytest.raises(plot.PlotInputError, match="two injected POI values"):
+        plot.linearity(one)
+    with pytest.raises(plot.PlotInputError, match="hfcore toys"):
+        plot.linearity({"parameters": [], "twice_nll": 1.0})
