@@ -2,7 +2,9 @@
 // parameter and the POI's coverage, and the linearity of the POI over the injected values; and the summary as
 // JSON.
 #include <cmath>
+#include <initializer_list>
 #include <limits>
+#include <utility>
 
 #include "hfcore/toy_study.hpp"
 
@@ -96,6 +98,32 @@ Coverage coverage(const ToyStudyPoint& point, std::int64_t poi, std::int64_t np,
 }
 
 json::Value number(double x) { return std::isfinite(x) ? json::Value(x) : json::Value(); }
+
+// The named double members of `x` as JSON numbers (null where not finite).
+template <class T, class Fields>
+json::Object numbers_of(const T& x, const Fields& fields) {
+    json::Object o;
+    for (const auto& [name, member] : fields) o.set(name, number(x.*member));
+    return o;
+}
+
+template <class T>
+json::Object numbers(const T& x, std::initializer_list<std::pair<const char*, double T::*>> fields) {
+    return numbers_of(x, fields);
+}
+
+const std::pair<const char*, double ParameterPulls::*> kParameterFields[] = {
+    {"truth", &ParameterPulls::truth},
+    {"mean", &ParameterPulls::mean},
+    {"mean_error", &ParameterPulls::mean_error},
+    {"bias", &ParameterPulls::bias},
+    {"bias_error", &ParameterPulls::bias_error},
+    {"spread", &ParameterPulls::spread},
+    {"mean_uncertainty", &ParameterPulls::mean_uncertainty},
+    {"pull_mean", &ParameterPulls::pull_mean},
+    {"pull_mean_error", &ParameterPulls::pull_mean_error},
+    {"pull_width", &ParameterPulls::pull_width},
+    {"pull_width_error", &ParameterPulls::pull_width_error}};
 
 }  // namespace
 
@@ -199,33 +227,19 @@ json::Value to_json(const ToyStudyResult& result, const ToyStudyOptions& options
         o.set("truth_converged", json::Value(p.truth_converged));
         json::Object cov;
         for (const auto& c : p.coverage) {
-            json::Object e;
-            e.set("nominal", json::Value(c.nominal));
-            e.set("z", json::Value(c.z));
+            json::Object e = numbers(c, {{"nominal", &Coverage::nominal}, {"z", &Coverage::z},
+                                         {"fraction", &Coverage::fraction}, {"error", &Coverage::error}});
             e.set("n", json::Value(c.n));
-            e.set("fraction", number(c.fraction));
-            e.set("error", number(c.error));
             cov.set(c.nominal < 0.9 ? "68" : "95", json::Value(std::move(e)));
         }
         o.set("poi_coverage", json::Value(std::move(cov)));
         json::Array pars;
         for (const auto& s : p.parameters) {
-            json::Object e;
+            json::Object e = numbers_of(s, kParameterFields);
             e.set("name", json::Value(s.name));
             e.set("fixed", json::Value(s.fixed));
-            e.set("truth", number(s.truth));
             e.set("n", json::Value(s.n));
             e.set("n_pulls", json::Value(s.n_pulls));
-            e.set("mean", number(s.mean));
-            e.set("mean_error", number(s.mean_error));
-            e.set("bias", number(s.bias));
-            e.set("bias_error", number(s.bias_error));
-            e.set("spread", number(s.spread));
-            e.set("mean_uncertainty", number(s.mean_uncertainty));
-            e.set("pull_mean", number(s.pull_mean));
-            e.set("pull_mean_error", number(s.pull_mean_error));
-            e.set("pull_width", number(s.pull_width));
-            e.set("pull_width_error", number(s.pull_width_error));
             pars.emplace_back(std::move(e));
         }
         o.set("parameters", json::Value(std::move(pars)));
@@ -233,14 +247,12 @@ json::Value to_json(const ToyStudyResult& result, const ToyStudyOptions& options
     }
     json::Object lin;
     const auto& l = result.linearity;
-    lin.set("defined", json::Value(l.defined));
+    lin.set("defined", json::Value(false));
     if (l.defined) {
-        lin.set("slope", number(l.slope));
-        lin.set("slope_error", number(l.slope_error));
-        lin.set("offset", number(l.offset));
-        lin.set("offset_error", number(l.offset_error));
-        lin.set("correlation", number(l.correlation));
-        lin.set("chi2", number(l.chi2));
+        lin = numbers(l, {{"slope", &Linearity::slope}, {"slope_error", &Linearity::slope_error},
+                          {"offset", &Linearity::offset}, {"offset_error", &Linearity::offset_error},
+                          {"correlation", &Linearity::correlation}, {"chi2", &Linearity::chi2}});
+        lin.set("defined", json::Value(true));
         lin.set("ndf", json::Value(l.ndf));
     }
     json::Object out;

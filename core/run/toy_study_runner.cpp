@@ -1,7 +1,5 @@
 // Toy-study blocks through the executor: the blocks of one study are its units, each journaled as the fits of
 // its toys; every rank gets all results.
-#include <algorithm>
-
 #include "hfcore/toy_study.hpp"
 #include "run/model_units.hpp"
 
@@ -49,23 +47,9 @@ ToyFits from_json(const json::Value& v) {
 ToyStudyRunner make_toy_study_runner(ModelFactory models, run::ExecutorOptions options) {
     return [models = std::move(models), options](const std::vector<ToyBlock>& blocks, const std::string& tag,
                                                  const ToyFitsFn& fn) {
-        std::vector<std::string> keys;
-        std::int64_t total = 0;
-        for (const auto& b : blocks) {
-            keys.push_back(tag + "/s" + std::to_string(b.stream) + "/" + std::to_string(b.first) + "+" +
-                           std::to_string(b.count));
-            total += b.count;
-        }
-        run::ExecutorOptions ex = options;
-        if (options.progress) {
-            // Units done -> toys done (blocks differ in size only at the end of an injected value's toys).
-            ex.progress = [&, cb = options.progress](std::int64_t done, std::int64_t) {
-                cb(total * done / static_cast<std::int64_t>(std::max<std::size_t>(1, blocks.size())), total);
-            };
-        }
-        const auto results = run::detail::run_model_units(
-            keys, models, ex, "toy study",
-            [&](const Model& model, std::size_t unit) { return to_json(fn(model, blocks[unit])); });
+        const auto results = run::detail::run_toy_blocks(
+            blocks, tag, models, options, "toy study",
+            [&](const Model& model, const ToyBlock& block) { return to_json(fn(model, block)); });
         std::vector<ToyFits> out;
         for (const auto& r : results) out.push_back(from_json(r));
         return out;
