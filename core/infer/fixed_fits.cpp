@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <sstream>
 #include <thread>
@@ -40,6 +41,7 @@ void FixedFits::set_free_fit(FitResult r) {
     const std::size_t f = problem_.nfree();
     const auto np = static_cast<std::size_t>(model_.n_pars());
     cov_y_.assign(f * f, 0.0);
+    bool resolved = true;
     for (std::size_t a = 0; a < f; ++a) {
         const std::size_t ia = static_cast<std::size_t>(problem_.free[a]);
         const double ua = free_.uncertainties[ia] / problem_.scale[a];
@@ -52,8 +54,11 @@ void FixedFits::set_free_fit(FitResult r) {
         if (!(ua > 0.0) || !std::isfinite(ua)) {
             for (std::size_t b = 0; b < f; ++b) cov_y_[a * f + b] = cov_y_[b * f + a] = 0.0;
             cov_y_[a * f + a] = 1.0;
+            resolved = false;
         }
     }
+    std::vector<double> factor;
+    cov_resolved_ = resolved && shifted_cholesky(cov_y_, f, factor) == 0.0;
 }
 
 std::vector<double> FixedFits::predicted_start(const FixedValues& fixed, const std::vector<double>* base) const {
@@ -165,11 +170,11 @@ std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vec
         auto sol = solve_pinned_batch(model, data_t, p, cov_y_, starts, tol);
         // The batch's own stop rule rests on an approximate inverse Hessian (the free fit's, updated by its
         // steps), which a point far from the free minimum can make wrong: every problem it calls converged is
-        // finished as a single fit is, and one that does not converge there is refitted alone. Hessians are
-        // shared within this call only, so results do not depend on how blocks are dealt to threads and ranks.
-        const auto hints = make_hessian_hints();
+        // finished as a single fit is, and one that does not converge there is refitted alone.
+        std::vector<char> finished(probs.size(), 0);
+        finish_all(model, data_t, threads, probs, sol, out, finished);
         for (std::size_t k = 0; k < probs.size(); ++k) {
-            if (sol[k].converged && finish_batched(model, data_t, probs[k], sol[k], hints.get(), out[k])) continue;
+            if (finished[k]) continue;
             // Refitted from its own start as --no-batch does, the batch's end point one more start of its basin
             // search (the lower minimum is kept).
             if (std::isfinite(sol[k].f)) batch_ends[k] = sol[k].x;
@@ -182,6 +187,61 @@ std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vec
     if (progress) progress(done, static_cast<std::int64_t>(probs.size()), "fits");
     if (!single.empty()) run_single(model, threads, probs, batch_ends, single, out, done, progress);
     return out;
+}
+
+void FixedFits::finish_all(const Model& model, const BoundLikelihood& data_t, int threads,
+                           const std::vector<FixedFitProblem>& probs, const std::vector<PinnedSolution>& sol,
+                           std::vector<FixedFitOutcome>& out, std::vector<char>& finished) {
+    // Problems that hold the same parameters share the polish's Hessians (hints), in runs of at most kHintRun
+    // consecutive ones with hints of their own: a run is the unit dealt to threads, and what a problem finds
+    // among the hints depends only on the problems before it in its run, so the results depend neither on the
+    // number of threads nor on their timing (nor, as before, on how blocks are dealt to threads and ranks).
+    constexpr std::size_t kHintRun = 8;
+    std::vector<std::vector<std::size_t>> runs;
+    {
+        std::vector<std::pair<std::vector<std::int64_t>, std::size_t>> open;  // held indices -> its last run
+        for (std::size_t k = 0; k < probs.size(); ++k) {
+            if (!sol[k].converged) continue;
+            std::vector<std::int64_t> held;
+            for (const auto& [i, v] : probs[k].fixed) held.push_back(static_cast<std::int64_t>(i));
+            std::sort(held.begin(), held.end());
+            auto it = std::find_if(open.begin(), open.end(), [&](const auto& e) { return e.first == held; });
+            if (it == open.end()) {
+                runs.emplace_back();
+                open.emplace_back(std::move(held), runs.size() - 1);
+                it = open.end() - 1;
+            } else if (runs[it->second].size() >= kHintRun) {
+                runs.emplace_back();
+                it->second = runs.size() - 1;
+            }
+            runs[it->second].push_back(k);
+        }
+    }
+    int nthreads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+    nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(runs.size())));
+    // Threads never share a backend: worker t > 0 finishes on its own copy of this object's model.
+    if (&model != &model_) nthreads = 1;
+    while (static_cast<int>(workers_.size()) < nthreads - 1) workers_.push_back(model_.clone());
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(static_cast<std::size_t>(nthreads));
+    auto worker = [&](int t) {
+        try {
+            const Model& m = t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)];
+            const BoundLikelihood d = t == 0 ? data_t : m.bind(data_);
+            for (std::size_t r = next++; r < runs.size(); r = next++) {
+                const auto hints = make_hessian_hints();
+                for (std::size_t k : runs[r]) finished[k] = finish_batched(m, d, probs[k], sol[k], hints.get(), out[k]);
+            }
+        } catch (...) {
+            errors[static_cast<std::size_t>(t)] = std::current_exception();
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < nthreads; ++t) pool.emplace_back(worker, t);
+    worker(0);
+    for (auto& th : pool) th.join();
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
 }
 
 std::vector<double> FixedFits::free_with(const FixedValues& fixed) const {
@@ -215,13 +275,27 @@ bool FixedFits::finish_batched(const Model& model, const BoundLikelihood& data_t
     for (std::size_t a = 0; a < hp.nfree(); ++a) y[a] = std::clamp(y[a], hp.lo[a], hp.hi[a]);
     double f = 0.0;
     NewtonOutcome newton;
+    bool by_free_curvature = false;
     if (hp.nfree() == 0) {
         newton.converged = true;
         newton.edm = 0.0;
         f = hp.nll(y, nullptr);
     } else {
-        // The single fit's polish and limits (30 iterations), from the batch's end point.
-        newton = newton_polish(hp, y, f, tol, 30, hints);
+        // Near the free minimum the free fit's Hessian is as good a stand-in for the one at y as a Hessian of this
+        // batch's other problems is (the polish's hints: a parameter held one sigma up and one sigma down are two
+        // sigma apart): on the exact gradient at y, an edm that stays far inside the tolerance on that curvature
+        // needs no finite-difference Hessian. Anywhere else, the single fit's polish and limits (30 iterations),
+        // from the batch's end point.
+        std::vector<double> g;
+        f = hp.nll(y, &g);
+        const double edm = std::isfinite(f) ? free_curvature_edm(hp, y, g, pr.fixed) : HUGE_VAL;
+        if (edm < 0.01 * tol) {
+            newton.converged = true;
+            newton.edm = edm;
+            by_free_curvature = true;
+        } else {
+            newton = newton_polish(hp, y, f, tol, 30, hints);
+        }
     }
     if (!newton.converged || !std::isfinite(f)) return false;
     // The basin search's budget is a multiple of what the local fit cost: here the batch's evaluations of this
@@ -243,7 +317,8 @@ bool FixedFits::finish_batched(const Model& model, const BoundLikelihood& data_t
     o.batched = true;
     std::ostringstream os;
     os.precision(3);
-    os << "converged (batched, " << sol.iterations << " iterations, then Newton): edm " << newton.edm << " < " << tol
+    os << "converged (batched, " << sol.iterations << " iterations, then "
+       << (by_free_curvature && !search.moved ? "the free fit's curvature" : "Newton") << "): edm " << newton.edm << " < " << tol
        << ", max projected gradient " << pg_max;
     if (search.candidates > 0)
         os << "; lowest of " << search.candidates + 1 << " starts"
@@ -251,6 +326,53 @@ bool FixedFits::finish_batched(const Model& model, const BoundLikelihood& data_t
     if (search.skipped > 0) os << "; " << search.skipped << " starts left out at the basin search's budget";
     o.reason = os.str();
     return true;
+}
+
+double FixedFits::free_curvature_edm(const Problem& hp, const std::vector<double>& y, const std::vector<double>& g,
+                                     const FixedValues& fixed) const {
+    // Only within two of the free fit's widths of its minimum (the reach of a hint between a parameter's up and
+    // down shifts), in every parameter.
+    constexpr double kNear = 2.0;
+    if (!cov_resolved_) return HUGE_VAL;
+    std::vector<double> x = hp.to_x(y);
+    for (const auto& [i, v] : fixed) x[static_cast<std::size_t>(i)] = v;
+    if (!(scaled_distance(x, free_.bestfit) <= kNear)) return HUGE_VAL;
+    const Problem& p = problem_;
+    const std::size_t f = p.nfree();
+    // q: the projected gradient in the free problem's variables (same scales), zero on the held and bound-active
+    // parameters (the set A); edm = 0.5 (q.C q - r_A.C_AA^-1 r_A) with r = C q.
+    std::vector<double> q(f, 0.0);
+    std::vector<char> in_a(f, 1);
+    for (std::size_t a = 0; a < hp.nfree(); ++a) {
+        auto it = std::find(p.free.begin(), p.free.end(), hp.free[a]);
+        if (it == p.free.end()) return HUGE_VAL;
+        const auto b = static_cast<std::size_t>(it - p.free.begin());
+        const bool at_lo = y[a] <= hp.lo[a] && g[a] > 0.0;
+        const bool at_hi = y[a] >= hp.hi[a] && g[a] < 0.0;
+        if (at_lo || at_hi) continue;
+        in_a[b] = 0;
+        q[b] = g[a];
+    }
+    std::vector<double> r(f, 0.0);
+    for (std::size_t a = 0; a < f; ++a)
+        for (std::size_t b = 0; b < f; ++b) r[a] += cov_y_[a * f + b] * q[b];
+    double edm = dot(q.data(), r.data(), f);
+    std::vector<std::size_t> A;
+    for (std::size_t a = 0; a < f; ++a)
+        if (in_a[a]) A.push_back(a);
+    if (!A.empty()) {
+        const std::size_t m = A.size();
+        std::vector<double> caa(m * m), factor, ra(m);
+        for (std::size_t i = 0; i < m; ++i) {
+            ra[i] = r[A[i]];
+            for (std::size_t j = 0; j < m; ++j) caa[i * m + j] = cov_y_[A[i] * f + A[j]];
+        }
+        if (shifted_cholesky(caa, m, factor) != 0.0) return HUGE_VAL;
+        const auto w = cholesky_solve(factor, m, ra);
+        edm -= dot(ra.data(), w.data(), m);
+    }
+    edm *= 0.5;
+    return std::isfinite(edm) && edm >= 0.0 ? edm : HUGE_VAL;
 }
 
 void FixedFits::run_single(const Model& model, int threads, const std::vector<FixedFitProblem>& problems,

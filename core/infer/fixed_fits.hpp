@@ -96,6 +96,16 @@ private:
     // when the polish does not converge there: the problem is refitted alone.
     bool finish_batched(const Model& model, const BoundLikelihood& data_t, const FixedFitProblem& pr,
                         const PinnedSolution& sol, HessianHints* hints, FixedFitOutcome& o) const;
+    // The edm of the held problem `hp` at y (exact gradient g) on the free fit's curvature: 0.5 pg.M pg with M the
+    // free fit's covariance conditioned on the held and bound-active parameters (the inverse of the free
+    // Hessian's block of the others). Infinity where that curvature cannot stand in for the Hessian at y.
+    double free_curvature_edm(const Problem& hp, const std::vector<double>& y, const std::vector<double>& g,
+                              const FixedValues& fixed) const;
+    // finish_batched for every problem the batch says converged, on `threads` threads (worker t > 0 on
+    // workers_[t - 1], when `model` is this one's); finished[k] says which were.
+    void finish_all(const Model& model, const BoundLikelihood& data_t, int threads,
+                    const std::vector<FixedFitProblem>& probs, const std::vector<PinnedSolution>& sol,
+                    std::vector<FixedFitOutcome>& out, std::vector<char>& finished);
     // Fits problems[which[i]] alone with fit() on `model`, on `threads` threads, into out[which[i]];
     // batch_ends[which[i]] (when not empty: where the batch stopped) is one more start of its basin search.
     void run_single(const Model& model, int threads, const std::vector<FixedFitProblem>& problems,
@@ -112,6 +122,8 @@ private:
     std::vector<std::string> names_;
     Problem problem_;             // every parameter free that the configuration leaves free
     std::vector<double> cov_y_;   // the free fit's covariance in the problem's scaled variables
+    // cov_y_ is the inverse of a positive definite Hessian that resolved every direction (no unit widths put in).
+    bool cov_resolved_ = false;
     std::vector<std::unique_ptr<Model>> workers_;  // model copies for threads, made on first use
     int calls_ = 0;  // run() calls so far: names the held runner's units
 };

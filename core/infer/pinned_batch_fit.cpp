@@ -82,6 +82,27 @@ public:
             const bool at_hi = s.y[a] >= p_.hi[a] && s.g[a] < 0.0;
             s.active[a] = at_lo || at_hi;
         }
+        factor_active(s);
+    }
+
+    // Components at a bound whose step d leads out of the box join the active set (their pg zeroed): clamped
+    // away, they would leave a projected step that need not descend (the correlations in B turn d outward
+    // where the gradient alone points inward). True when any did.
+    bool hold_outward(PinnedState& s, std::vector<double>& pg) const {
+        bool any = false;
+        for (std::size_t a = 0; a < f_; ++a) {
+            if (s.active[a]) continue;
+            if ((s.y[a] <= p_.lo[a] && s.d[a] < 0.0) || (s.y[a] >= p_.hi[a] && s.d[a] > 0.0)) {
+                s.active[a] = 1;
+                pg[a] = 0.0;
+                any = true;
+            }
+        }
+        if (any) factor_active(s);
+        return any;
+    }
+
+    void factor_active(PinnedState& s) const {
         s.active_list.clear();
         for (std::size_t a = 0; a < f_; ++a)
             if (s.active[a]) s.active_list.push_back(a);
@@ -151,10 +172,33 @@ private:
     std::size_t f_;
 };
 
+// The longest step along s.d that keeps every free component inside its bounds (0 if one at a bound is turned
+// out of the box: hold_outward keeps those out of d).
+double step_to_box(const PinnedState& s, std::size_t nf, const Problem& p) {
+    double t = std::numeric_limits<double>::infinity();
+    for (std::size_t a = 0; a < nf; ++a) {
+        if (s.active[a] || s.d[a] == 0.0) continue;
+        const double room = s.d[a] < 0.0 ? (s.y[a] - p.lo[a]) / -s.d[a] : (p.hi[a] - s.y[a]) / s.d[a];
+        t = std::min(t, std::max(room, 0.0));
+    }
+    return std::isfinite(t) ? t : 0.0;
+}
+
 void forget(PinnedState& s) {
     s.s_mem.clear();
     s.y_mem.clear();
     s.rho.clear();
+}
+
+// The quasi-Newton step d = -B pg and g.d; from M alone when the memory's step does not descend.
+void set_direction(const PinnedSolver& solver, PinnedState& s, const std::vector<double>& pg) {
+    s.d = solver.direction(s, pg);
+    s.gd = dot(s.d.data(), s.g.data(), s.g.size());
+    if (!(s.gd < 0.0) && !s.s_mem.empty()) {
+        forget(s);
+        s.d = solver.direction(s, pg);
+        s.gd = dot(s.d.data(), s.g.data(), s.g.size());
+    }
 }
 
 }  // namespace
@@ -200,13 +244,7 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLi
             for (std::size_t a = 0; a < nf; ++a) pg[a] = s.active[a] ? 0.0 : s.g[a];
             // The quasi-Newton step d = -B g (B: M updated with the last steps) predicts the remaining decrease
             // 0.5 g.B g = -0.5 g.d; without a usable memory B is M itself.
-            s.d = solver.direction(s, pg);
-            s.gd = dot(s.d.data(), s.g.data(), nf);
-            if (!(s.gd < 0.0) && !s.s_mem.empty()) {
-                forget(s);
-                s.d = solver.direction(s, pg);
-                s.gd = dot(s.d.data(), s.g.data(), nf);
-            }
+            set_direction(solver, s, pg);
             s.edm = -0.5 * s.gd;
             if (!(s.edm >= 0.0) || !std::isfinite(s.edm)) {
                 s.status = 2;
@@ -221,6 +259,9 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLi
                     continue;
                 }
             }
+            // The step only (convergence was judged above on the gradient's own active set): held at the bounds
+            // it would leave, a few times at most (each round can turn another component outward).
+            for (int round = 0; round < 4 && solver.hold_outward(s, pg); ++round) set_direction(solver, s, pg);
             s.t = 1.0;
             ++s.iterations;
             running.push_back(k);
@@ -261,6 +302,14 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLi
                 const bool by_gradient = s.edm < 1e-4 && std::isfinite(fn) &&
                                          std::fabs(slope_new) <= 0.5 * std::fabs(decrease) && fn <= s.f + noise;
                 if (!(decrease < 0.0)) {
+                    // A step that crossed a bound and lost the clamped components' share of the descent: from the
+                    // first bound on (or half the step), it moves along d itself and descends.
+                    const double t_box = s.gd < 0.0 ? step_to_box(s, nf, p) : 0.0;
+                    if (t_box > 0.0 && t_box < s.t) {
+                        s.t = std::min(t_box, 0.5 * s.t);
+                        again.push_back(k);
+                        continue;
+                    }
                     // The projected step vanished: nothing more to gain along it.
                     s.status = s.edm < 1e3 * tol ? 1 : 2;
                     continue;

@@ -35,6 +35,10 @@ int available_cores();
 int default_threads();
 // `requested` when positive, else default_threads().
 int resolve_threads(int requested);
+// fn(i, worker) for every i < n, items handed out one at a time to resolve_threads(threads) workers (worker 0 is
+// the calling thread; an item's worker is < that count, so per-worker state can be indexed by it). The first
+// exception thrown stops the handing out and is rethrown here once every worker has finished its item.
+void for_each_index(std::size_t n, int threads, const std::function<void(std::size_t i, int worker)>& fn);
 
 // ---- MPI ----------------------------------------------------------------------------------------------------
 

@@ -94,4 +94,13 @@ struct HypotestGradient {
 HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const Model& model,
                                    const std::vector<double>& main_data, const infer::HypotestOptions& options = {});
 
+// The same for K models that differ only in their inputs (an optimisation loop's batch): inputs [K][n] in the
+// layout above, main_data one [N] for all or [K][N]. `model` (compiled from `spec`) gives the backend's kind and
+// precision; the K items run on resolve_threads(threads) threads, each with a backend of its own. Results in the
+// inputs' order, each with its own status. InputError on a wrong length, naming the item.
+std::vector<HypotestGradient> hypotest_gradients(double poi_test, const ModelSpec& spec, const Model& model,
+                                                 const std::vector<std::vector<double>>& inputs,
+                                                 const std::vector<std::vector<double>>& main_data,
+                                                 const infer::HypotestOptions& options = {}, int threads = 0);
+
 }  // namespace hf::grad

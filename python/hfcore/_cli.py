@@ -48,6 +48,9 @@ def _xml2json_parser():
     p.add_argument("-v", "--mount", type=_mount, action="append", default=[], metavar="LOCAL:MOUNTED",
                    help="read files the XML names under MOUNTED from LOCAL (like a Docker volume); repeatable")
     p.add_argument("--output-file", help="where to write the JSON (default: standard output)")
+    p.add_argument("--binning-output", metavar="FILE",
+                   help="also write each channel's bin edges and axis title (from its data histogram), the file "
+                   "`hfcore yields --binning` and `hfcore-plot yields --binning` read (pyhf's JSON has no edges)")
     p.add_argument("--track-progress", dest="track_progress", action="store_true", default=True,
                    help="show a progress bar over the channels (default)")
     p.add_argument("--hide-progress", dest="track_progress", action="store_false", help="no progress bar")
@@ -84,6 +87,10 @@ def xml2json(argv):
     spec = readxml.parse(args.entrypoint_xml, args.basedir, mounts=args.mount,
                          track_progress=args.track_progress, validation_as_error=args.validation_as_error)
     text = json.dumps(spec, indent=4, sort_keys=True)
+    if args.binning_output is not None:
+        edges = readxml.binning(args.entrypoint_xml, args.basedir, mounts=args.mount)
+        with open(args.binning_output, "w", encoding="utf-8") as out:
+            json.dump(edges, out, indent=2)
     if args.output_file is None:
         print(text)
     else:

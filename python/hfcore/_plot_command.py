@@ -74,6 +74,8 @@ def parser():
 
     y = k["yields"]
     y.add_argument("--channel", action="append", help="channel to show (repeatable; default all)")
+    y.add_argument("--binning", metavar="FILE", help="bin edges per channel in its observable, as `hfcore yields "
+                   "--binning` reads them (or `hfcore xml2json --binning-output` writes them)")
     y.add_argument("--layout", choices=("auto", "panels", "summary"), default="auto",
                    help="one panel per channel, or every bin side by side (auto: panels up to 4 channels)")
     scale = y.add_mutually_exclusive_group()
@@ -112,7 +114,8 @@ def figures(args, plot):
         return plot.ranking_pages(args.result, top=args.top, per_page=args.per_page, include=args.include,
                                   exclude=args.exclude, **label, **width)
     if args.kind == "yields":
-        return [plot.yields(args.result, channels=args.channel, layout=args.layout, logy=args.logy, **label, **size)]
+        return [plot.yields(args.result, channels=args.channel, layout=args.layout, logy=args.logy,
+                            binning=args.binning, **label, **size)]
     if args.kind == "breakdown":
         return [plot.breakdown(args.result, **label, **size)]
     if args.kind == "pulls-toys":

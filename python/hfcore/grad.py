@@ -34,6 +34,8 @@ __all__ = [
     "profiled_twice_nll",
     "hypotest",
     "expected_cls",
+    "hypotest_batch",
+    "expected_cls_batch",
     "jax_expected_cls",
     "TorchExpectedCLs",
 ]
@@ -148,9 +150,35 @@ def expected_cls(model, inputs, data, poi_test=1.0, nsigma=0, test_stat="qtilde"
     return float(r.exp[i]), r.d_exp[i]
 
 
+def hypotest_batch(poi_test, model, inputs, data, test_stat="qtilde", threads=0):
+    """:func:`hypotest` for K models that differ only in their inputs, in one call: ``inputs`` [K, n], ``data``
+    one [n_main] for all or [K, n_main]; a list of K :class:`HypotestGradient`. The K items run on ``threads``
+    threads (0: HFCORE_NUM_THREADS, else every core this process may use), each with a backend of its own."""
+    y = np.atleast_2d(np.asarray(inputs, dtype=float))
+    results = _core._grad_hypotest_batch(float(poi_test), model, y, np.atleast_2d(_main(model, data)), test_stat,
+                                         int(threads))
+    out = []
+    for r in results:
+        r["exp"] = np.asarray(r["exp"])
+        out.append(HypotestGradient(**r))
+    return out
+
+
+def expected_cls_batch(model, inputs, data, poi_test=1.0, nsigma=0, test_stat="qtilde", threads=0):
+    """:func:`expected_cls` for K models in one call: ``(values [K], d_inputs [K, n])``. Raises
+    :class:`GradientUndefined` naming the first item without a gradient."""
+    i = _band_index(nsigma)
+    rs = hypotest_batch(poi_test, model, inputs, data, test_stat=test_stat, threads=threads)
+    for k, r in enumerate(rs):
+        if not r.ok:
+            raise GradientUndefined(f"inputs[{k}]: {r.status}: {r.reason}")
+    return np.array([r.exp[i] for r in rs]), np.stack([r.d_exp[i] for r in rs])
+
+
 def jax_expected_cls(model, data, poi_test=1.0, nsigma=0, test_stat="qtilde"):
     """A JAX function ``inputs -> expected CLs`` with a custom VJP, so that ``jax.grad`` (also under ``jit``)
-    goes through hfcore's implicit-differentiation gradient. Requires jax.
+    goes through hfcore's implicit-differentiation gradient; under ``jax.vmap`` the batch is one
+    :func:`expected_cls_batch` call. Requires jax.
     """
     try:
         import jax
@@ -159,12 +187,21 @@ def jax_expected_cls(model, data, poi_test=1.0, nsigma=0, test_stat="qtilde"):
         raise ImportError("hfcore.grad.jax_expected_cls needs jax (pip install jax)") from e
 
     def host(y):
-        value, grad = expected_cls(model, np.asarray(y, dtype=float), data, poi_test, nsigma, test_stat)
+        y = np.asarray(y)
+        if y.ndim == 1:
+            value, grad = expected_cls(model, y.astype(float), data, poi_test, nsigma, test_stat)
+        else:  # under jax.vmap: [..., n], one batched call
+            flat = y.reshape(-1, y.shape[-1]).astype(float)
+            values, grads = expected_cls_batch(model, flat, data, poi_test, nsigma, test_stat)
+            value, grad = values.reshape(y.shape[:-1]), grads.reshape(y.shape)
         return np.asarray(value, dtype=y.dtype), np.asarray(grad, dtype=y.dtype)
 
     def both(y):
         shapes = (jax.ShapeDtypeStruct((), y.dtype), jax.ShapeDtypeStruct(y.shape, y.dtype))
-        return jax.pure_callback(host, shapes, y)
+        try:  # jax.vmap hands the callback the whole batch at once
+            return jax.pure_callback(host, shapes, y, vmap_method="expand_dims")
+        except TypeError:  # jax before 0.4.34
+            return jax.pure_callback(host, shapes, y, vectorized=True)
 
     @jax.custom_vjp
     def cls(y):

@@ -23,9 +23,11 @@ from . import exceptions
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "binning",
     "clear_filecache",
     "dedupe_parameters",
     "extract_error",
+    "find_root_histogram",
     "import_root_histogram",
     "parse",
     "process_channel",
@@ -101,6 +103,19 @@ def extract_error(hist):
 def import_root_histogram(resolver, filename, path, name, filecache=None):
     """(bin contents, bin uncertainties) of histogram ``name`` in the ROOT file ``filename`` (resolved by
     ``resolver``), looked up at the top level, then in folder ``path``; KeyError naming both when absent."""
+    hist, fullpath, inside = find_root_histogram(resolver, filename, path, name, filecache)
+    values = hist.to_numpy()[0]
+    if values.ndim != 1:
+        # pyhf reads it as nested lists and fails later, without naming the histogram.
+        raise ValueError(
+            f"{fullpath}: histogram {inside.lstrip('/')} has {values.ndim} dimensions; the histograms of "
+            "HistFactory's samples, data and variations are 1-D"
+        )
+    return values.tolist(), extract_error(hist)
+
+
+def find_root_histogram(resolver, filename, path, name, filecache=None):
+    """(uproot histogram, the file's path, its name in the folder), found as import_root_histogram says."""
     cache = filecache or _FILECACHE
     folder = (path or "").strip("/")
     fullpath = str(resolver(filename))
@@ -116,14 +131,7 @@ def import_root_histogram(resolver, filename, path, name, filecache=None):
         hist = handle[inside]
     else:
         raise KeyError(f"Both {name} and {inside} were tried and not found in {fullpath}")
-    values = hist.to_numpy()[0]
-    if values.ndim != 1:
-        # pyhf reads it as nested lists and fails later, without naming the histogram.
-        raise ValueError(
-            f"{fullpath}: histogram {inside.lstrip('/')} has {values.ndim} dimensions; the histograms of "
-            "HistFactory's samples, data and variations are 1-D"
-        )
-    return values.tolist(), extract_error(hist)
+    return hist, fullpath, inside
 
 
 def _lumi_modifier():
@@ -356,6 +364,13 @@ def _engine_schema_check(spec):
         _core.Workspace(spec, "<xml2json>")
     except exceptions.InvalidModel:
         pass  # valid for the schema; the semantic rules are checked when a model is built, as in pyhf
+
+
+def binning(configfile, rootdir, mounts=None):
+    """Each channel's bin edges and axis title from its data histogram, ``{channel: {"edges", "label"}}``."""
+    from ._xml_binning import channel_binning
+
+    return channel_binning(configfile, resolver_factory(rootdir, mounts))
 
 
 def parse(configfile, rootdir, mounts=None, track_progress=False, validation_as_error=True):

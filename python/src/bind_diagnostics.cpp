@@ -1,5 +1,5 @@
-// hfcore._core's fit diagnostics (hfcore/diagnostics.hpp): pulls, ranking, yields, profile scans, MINOS
-// intervals and goodness of fit, the GIL released. Each returns the dict of the CLI's JSON (hf::infer::to_json,
+// hfcore._core's fit diagnostics (hfcore/diagnostics.hpp, hfcore/breakdown.hpp): pulls, ranking, uncertainty
+// breakdown, yields, profile scans, MINOS intervals and goodness of fit, the GIL released. Each returns the dict of the CLI's JSON (hf::infer::to_json,
 // docs/diagnostics.md); hfcore/infer/diagnostics.py gives
 // them pyhf's argument order. Bad requests (an unknown parameter, a fixed one scanned, a value outside the
 // bounds, nothing to rank) raise InvalidFitInput (a ValueError).
@@ -13,6 +13,7 @@
 #include "infer_args.hpp"
 #include "json_convert.hpp"
 #include "py_model.hpp"
+#include "hfcore/breakdown.hpp"
 #include "hfcore/diagnostics.hpp"
 #include "hfcore/yield_tables.hpp"
 
@@ -65,6 +66,28 @@ void bind_diagnostics(nb::module_& m) {
         },
         "model"_a, "data"_a, HFPY_DIAG_FIT_ARGS, "poi_name"_a.none() = nb::none(), "threads"_a = 0,
         "batched"_a = true, "hessian_uncertainties"_a = false, "progress"_a.none() = nb::none());
+
+    // groups: (name, shell patterns) pairs, or None for one group per modifier type.
+    m.def(
+        "breakdown",
+        [](PyModel& self, nb::handle data,
+           std::optional<std::vector<std::pair<std::string, std::vector<std::string>>>> groups, nb::handle init,
+           nb::handle bounds, nb::handle fixed, std::optional<std::string> poi, bool hessian) {
+            const auto model = self.current();
+            const auto d = read_data(*model, data);
+            inf::BreakdownOptions o;
+            static_cast<inf::DiagnosticOptions&>(o) = options(*model, init, bounds, fixed, 1, true, hessian);
+            o.poi = poi.value_or("");
+            auto r = self.run(Kind::InvalidFitInput, [&](const hf::Model& mm) {
+                if (!groups) return inf::breakdown(mm, d, inf::groups_by_modifier_type(mm), o);
+                std::vector<inf::GroupPatterns> patterns;
+                for (const auto& [name, p] : *groups) patterns.push_back({name, p});
+                return inf::breakdown(mm, d, inf::groups_by_pattern(mm, patterns, "groups"), o);
+            });
+            return from_json(inf::to_json(r));
+        },
+        "model"_a, "data"_a, "groups"_a.none() = nb::none(), HFPY_DIAG_FIT_ARGS, "poi_name"_a.none() = nb::none(),
+        "hessian_uncertainties"_a = false);
 
     m.def(
         "yields",

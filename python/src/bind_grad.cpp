@@ -122,6 +122,26 @@ void bind_grad(nb::module_& m) {
         },
         "poi_test"_a, "model"_a, "inputs"_a, "data"_a, "test_stat"_a = "qtilde", "init_pars"_a.none() = nb::none(),
         "par_bounds"_a.none() = nb::none(), "fixed_params"_a.none() = nb::none());
+    m.def(
+        "_grad_hypotest_batch",
+        [](double poi, PyModel& self, nb::handle inputs, nb::handle data, const std::string& test_stat, int threads) {
+            const auto model = self.current();
+            const auto n_in = static_cast<std::int64_t>(gr::flatten_inputs(self.spec()).size());
+            const auto y = read_matrix(inputs, {"inputs", Kind::InvalidPdfParameters, n_in, true});
+            const auto d = read_matrix(data, {"data", Kind::InvalidPdfData, model->n_main(), true});
+            std::vector<std::vector<double>> ys, ds;
+            for (std::int64_t r = 0; r < y.rows; ++r) ys.push_back(y.row_vector(r));
+            for (std::int64_t r = 0; r < d.rows; ++r) ds.push_back(d.row_vector(r));
+            hf::infer::HypotestOptions o;
+            o.test_stat = guarded(Kind::HFCoreError, [&] { return hf::infer::parse_test_stat(test_stat); });
+            const auto gs = self.run(Kind::InvalidFitInput, [&](const hf::Model& mm) {
+                return gr::hypotest_gradients(poi, self.spec(), mm, ys, ds, o, threads);
+            });
+            nb::list out;
+            for (const auto& g : gs) out.append(hypotest_dict(g, n_in));
+            return out;
+        },
+        "poi_test"_a, "model"_a, "inputs"_a, "data"_a, "test_stat"_a = "qtilde", "threads"_a = 0);
 }
 
 }  // namespace hfpy

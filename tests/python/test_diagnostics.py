@@ -57,6 +57,27 @@ def test_ranking(example):
         assert abs(e["impact_postfit_up"] - ours[e["name"]]["impact_postfit_up"]) < 1e-5
 
 
+def test_breakdown(example):
+    """The same numbers as the command's JSON; groups by pattern; statistical <= total; bad groups named."""
+    model, data, _ = example
+    r = diagnostics.breakdown(data, model)
+    assert r["converged"] and r["poi"] == "mu"
+    impacts = [g["impact"] for g in r["groups"]]
+    assert impacts == sorted(impacts, reverse=True) and len(impacts) == 7
+    assert 0 < r["statistical"] < r["total"]
+    assert r["systematic"] == pytest.approx((r["total"] ** 2 - r["statistical"] ** 2) ** 0.5, rel=1e-12)
+    for g in r["groups"]:
+        assert g["impact"] == pytest.approx(max(r["total"] ** 2 - g["held_uncertainty"] ** 2, 0) ** 0.5, rel=1e-12)
+    stat = diagnostics.breakdown(data, model, groups={"stat": "staterror_*"}, hessian_uncertainties=True)
+    assert stat["convention"] == "hessian"
+    assert stat["groups"][0]["parameters"] == ["staterror_CR_top", "staterror_CR_wjets", "staterror_SR"]
+    by_type = next(g for g in diagnostics.breakdown(data, model, hessian_uncertainties=True)["groups"]
+                   if g["name"] == "staterror")
+    assert stat["groups"][0]["impact"] == pytest.approx(by_type["impact"], rel=1e-9)
+    with pytest.raises(ValueError, match="matches no parameter set"):
+        diagnostics.breakdown(data, model, groups={"x": ["NOPE*"]})
+
+
 def test_yields(example):
     model, data, ref = example
     for postfit, key, tol in ((False, "yields_prefit", 1e-6), (True, "yields_postfit", 1e-3)):

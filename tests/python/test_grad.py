@@ -131,7 +131,7 @@ def test_singular_hessian_is_reported():
 
 # The autodiff adapters are optional imports: where jax / torch are installed their gradients are checked, where
 # they are not the adapter must say what to install (neither case is skipped).
-def test_jax_adapter(example):
+def test_jax_adapter(example, monkeypatch):
     _, model, main = example
     y = hg.inputs(model)
     if importlib.util.find_spec("jax") is None:
@@ -146,6 +146,36 @@ def test_jax_adapter(example):
     np.testing.assert_allclose(np.asarray(g), 2.0 * grad, rtol=1e-4, atol=1e-7)
     g_jit = jax.jit(jax.grad(f))(jax.numpy.asarray(y, dtype=jax.numpy.float32))
     np.testing.assert_allclose(np.asarray(g_jit), grad, rtol=1e-4, atol=1e-7)
+
+    # Under jax.vmap the callback gets the whole batch: one expected_cls_batch call per vmap.
+    ys = np.stack([y * (1 + 0.03 * np.sin(k + np.arange(len(y)))) for k in range(3)])
+    calls = []
+    batch = hg.expected_cls_batch
+    monkeypatch.setattr(hg, "expected_cls_batch", lambda *a, **kw: calls.append(1) or batch(*a, **kw))
+    values = jax.vmap(f)(jax.numpy.asarray(ys))
+    grads = jax.vmap(jax.grad(f))(jax.numpy.asarray(ys))
+    ref_v, ref_g = batch(model, ys, main)
+    np.testing.assert_allclose(np.asarray(values), ref_v, rtol=1e-5)  # jax rounds the inputs to float32
+    np.testing.assert_allclose(np.asarray(grads), ref_g, rtol=1e-4, atol=1e-7)
+    assert len(calls) == 2
+
+
+def test_batch_of_models_in_one_call(example):
+    """K models differing in their yields: each item equals the call for that model alone; errors name the item."""
+    _, model, main = example
+    y = hg.inputs(model)
+    ys = np.stack([y * (1 + 0.03 * np.sin(k + np.arange(len(y)))) for k in range(4)])
+    values, grads = hg.expected_cls_batch(model, ys, main, threads=2)
+    assert values.shape == (4,) and grads.shape == ys.shape
+    for k in range(4):
+        v, g = hg.expected_cls(model, ys[k], main)
+        assert values[k] == v
+        np.testing.assert_array_equal(grads[k], g)
+    assert len(set(values)) == 4
+    rs = hg.hypotest_batch(1.0, model, ys, np.stack([main] * 4), threads=1)
+    np.testing.assert_array_equal([r.exp[2] for r in rs], values)
+    with pytest.raises(hfcore.exceptions.InvalidPdfParameters):
+        hg.expected_cls_batch(model, ys[:, :-1], main)
 
 
 def test_torch_adapter(example):

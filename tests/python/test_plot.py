@@ -93,6 +93,7 @@ def results(example):
     return {
         "pulls": diagnostics.pulls(data, model),
         "ranking": diagnostics.ranking(data, model),
+        "breakdown": diagnostics.breakdown(data, model),
         "yields_pre": diagnostics.yields(data, model),
         "yields_post": diagnostics.yields(data, model, postfit=True),
         "profile_1d": diagnostics.profile_scan(data, model, {"mu": np.linspace(0, 4, 21)}),
@@ -184,7 +185,7 @@ COMMANDS = [
 @pytest.mark.parametrize("kind,key,extra", COMMANDS, ids=[f"{k}-{key}" for k, key, _ in COMMANDS])
 def test_command_renders_every_kind(json_files, tmp_path, kind, key, extra):
     if key not in json_files:
-        pytest.skip(f"the {key} JSON comes from the hfcore command, not found here" if key in ("upper_limit", "breakdown")
+        pytest.skip("the upper-limit scan JSON comes from the hfcore command, not found here" if key == "upper_limit"
                     else f"eRJR likelihoods not found at {ERJR}")
     out = tmp_path / f"{kind}.png"
     r = hfcore_plot(kind, json_files[key], "-o", out, *extra, process=kind == "pulls")  # one as a command
@@ -332,8 +333,6 @@ def test_ranking(results, tmp_path):
 
 
 def test_breakdown(json_files, tmp_path):
-    if "breakdown" not in json_files:
-        pytest.skip("the breakdown JSON comes from the hfcore command, not found here")
     doc = json.loads(json_files["breakdown"].read_text())
     fig = plot.breakdown(doc)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
@@ -363,6 +362,31 @@ def test_yields(results, tmp_path):
     with pytest.raises(plot.PlotInputError, match="no channel 'XR'"):
         plot.yields(results["yields_pre"], channels=["XR"])
 
+
+def test_yields_binning(results, json_files, tmp_path):
+    """A --binning file (as `hfcore yields --binning` reads it) draws the channels it names in their observable;
+    its errors name the file and the JSON path."""
+    binning = {"SR": {"edges": [0, 50, 120], "label": "m_T [GeV]"}, "CR_top": [10, 20, 40]}
+    fig = plot.yields(results["yields_pre"], binning=binning)
+    ratio = {name: fig.axes[3 + i] for i, name in enumerate(fig._hfcore_channels)}
+    assert ratio["SR"].get_xlabel() == "m_T [GeV]" and ratio["SR"].get_xlim() == (0, 120)
+    assert ratio["CR_top"].get_xlabel() == "CR_top" and ratio["CR_top"].get_xlim() == (10, 40)
+    assert ratio["CR_wjets"].get_xlabel() == "Bin"
+    path = tmp_path / "binning.json"
+    path.write_text(json.dumps(binning))
+    out = tmp_path / "binned.png"
+    r = hfcore_plot("yields", json_files["yields_pre"], "--binning", path, "-o", out)
+    assert r.returncode == 0 and out.stat().st_size > 0, r.stderr
+    for bad, message in [({"XR": [0, 1]}, "binning.json: XR: the yields have no channel 'XR'"),
+                         ({"SR": [0, 1]}, "binning.json: SR: 2 edges for the 2 bins of channel 'SR' .needs 3."),
+                         ({"SR": {"edges": [0, 2, 1]}}, r"binning.json: SR.edges: edges must increase strictly"),
+                         ({"SR": {"label": "x"}}, "binning.json: SR: missing 'edges'"),
+                         ([1, 2], r"binning.json: \(top level\): expected an object")]:
+        path.write_text(json.dumps(bad))
+        with pytest.raises(plot.PlotInputError, match=message):
+            plot.yields(results["yields_pre"], binning=path)
+        r = hfcore_plot("yields", json_files["yields_pre"], "--binning", path, "-o", out)
+        assert r.returncode != 0 and "binning.json" in r.stderr
 
 def test_corr(results, tmp_path):
     names = results["pulls"]["correlations"]["par_names"]

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
 import hfcore
@@ -121,3 +122,46 @@ def test_xml2json_mounts_and_bad_input(tmp_path):
     (tmp_path / "bad.xml").write_text("<Combination>")
     r = run("hfcore", "xml2json", tmp_path / "bad.xml", "--hide-progress")
     assert r.returncode == 2 and "hfcore xml2json: error" in r.stderr
+
+
+def test_xml2json_binning_output(tmp_path):
+    """The bin edges and axis title of each channel's data histogram, which pyhf's JSON drops, written beside the
+    workspace; `hfcore yields --binning` and the yields plot read them."""
+    import uproot
+    from uproot.writing.identify import to_TAxis, to_TH1x
+
+    # pyhf's example with the data histogram given an axis title (the file's other histograms copied as read).
+    root = tmp_path / "xml"
+    (root / "data").mkdir(parents=True)
+    (root / "config").mkdir()
+    for name in ("example.xml", "example_channel.xml", "HistFactorySchema.dtd"):
+        (root / "config" / name).write_bytes((XMLIMPORT / "config" / name).read_bytes())
+    source = uproot.open(XMLIMPORT / "data" / "example.root")
+    data = source["data"]
+    edges = data.axis().edges()
+    with uproot.recreate(root / "data" / "example.root") as out:
+        for key in source.keys(cycle=False):
+            if key != "data":
+                out[key] = source[key]
+        axis = to_TAxis("xaxis", "m_T [GeV]", len(edges) - 1, edges[0], edges[-1], fXbins=edges)
+        out["data"] = to_TH1x("data", "data", np.r_[0.0, data.values().astype(float), 0.0], 1.0, 1.0, 0.0, 0.0, 0.0,
+                              np.r_[0.0, data.values().astype(float), 0.0], axis)
+
+    r = run("hfcore", "xml2json", root / "config" / "example.xml", "--basedir", root, "--hide-progress",
+            "--output-file", tmp_path / "ws.json", "--binning-output", tmp_path / "binning.json")
+    assert r.returncode == 0, r.stderr
+    binning = json.loads((tmp_path / "binning.json").read_text())
+    assert binning == {"channel1": {"edges": [1.0, 1.5, 2.0], "label": "m_T [GeV]"}}
+    assert hfcore.readxml.binning(root / "config" / "example.xml", root) == binning
+    # Without a title there is no label; the workspace is the one written without the option.
+    plain = hfcore.readxml.binning(XMLIMPORT / "config" / "example.xml", XMLIMPORT)
+    assert plain == {"channel1": {"edges": [1.0, 1.5, 2.0]}}
+    r = run("hfcore", "xml2json", XMLIMPORT / "config" / "example.xml", "--basedir", XMLIMPORT, "--hide-progress")
+    assert json.loads(r.stdout) == json.loads((tmp_path / "ws.json").read_text())
+
+    # The C++ yields command takes the file as written.
+    r = run("hfcore", "yields", tmp_path / "ws.json", "--binning", tmp_path / "binning.json",
+            "--output-file", tmp_path / "yields.json")
+    assert r.returncode == 0, r.stderr
+    channel = json.loads((tmp_path / "yields.json").read_text())["channels"][0]
+    assert channel["edges"] == [1.0, 1.5, 2.0] and channel["label"] == "m_T [GeV]"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from .. import _core
 from ..progress import reporting
 
-__all__ = ["pulls", "ranking", "yields", "profile_scan", "minos", "goodness_of_fit"]
+__all__ = ["pulls", "ranking", "breakdown", "yields", "profile_scan", "minos", "goodness_of_fit"]
 
 
 def pulls(data, pdf, init_pars=None, par_bounds=None, fixed_params=None, hessian_uncertainties=False):
@@ -36,6 +36,20 @@ def ranking(data, pdf, poi_name=None, init_pars=None, par_bounds=None, fixed_par
     with reporting(progress, "ranking") as report:
         return _core.ranking(pdf, data, init_pars, par_bounds, fixed_params, poi_name, int(threads or 0),
                              bool(batched), bool(hessian_uncertainties), progress=report)
+
+
+def breakdown(data, pdf, groups=None, init_pars=None, par_bounds=None, fixed_params=None, poi_name=None,
+              hessian_uncertainties=False):
+    """The POI's uncertainty split into groups of parameters (``hfcore breakdown``): ``{"total", "statistical",
+    "systematic", "groups": [{"name", "impact", "held_uncertainty", "parameters", "converged"}], ...}``, a group's
+    impact sqrt(total^2 - sigma^2) with sigma the POI's uncertainty when the group is held at its best fit.
+    ``groups``: None (one per modifier type) or ``{name: pattern or [patterns]}`` (shell patterns on parameter
+    set names, e.g. ``{"jets": ["JES_*", "JER"]}``)."""
+    if groups is not None:
+        items = groups.items() if isinstance(groups, dict) else groups
+        groups = [(str(name), [p] if isinstance(p, str) else [str(x) for x in p]) for name, p in items]
+    return _core.breakdown(pdf, data, groups, init_pars, par_bounds, fixed_params, poi_name,
+                           bool(hessian_uncertainties))
 
 
 def yields(data, pdf, postfit=False, init_pars=None, par_bounds=None, fixed_params=None,

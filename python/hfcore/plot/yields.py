@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.patches import Patch
 from scipy.stats import chi2
 
-from . import _style
+from . import _binning, _style
 from ._io import Node, PlotInputError, expect_kind, load
 
 PANELS_UP_TO = 4   # channels drawn as separate panels; more go into one summary plot
@@ -73,11 +73,14 @@ def _order(channels):
 
 
 def yields(result, *, channels=None, layout="auto", logy=None, experiment=None, text=None, lumi=None, com=None,
-           style="ATLAS", figsize=None, ratio_range=None):
+           style="ATLAS", figsize=None, ratio_range=None, binning=None):
     """Stacked yields with data and a ratio panel for an `hfcore yields` result (path or dict); returns the
     Figure. ``channels``: names to show (default all); ``layout``: "panels" (one per channel), "summary" (every
-    bin side by side) or "auto" (panels up to 4 channels); ``logy``: None chooses from the yields' range."""
+    bin side by side) or "auto" (panels up to 4 channels); ``logy``: None chooses from the yields' range;
+    ``binning``: bin edges per channel (a `--binning` file's path or dict), drawn in the observable."""
     postfit, chans = read(result)
+    if binning is not None:
+        _binning.apply(chans, binning)
     if channels:
         wanted = [channels] if isinstance(channels, str) else list(channels)
         known = [c["name"] for c in chans]
