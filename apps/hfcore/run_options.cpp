@@ -112,13 +112,22 @@ infer::ModelFactory worker_models(const ModelOptions& model, const ModelSpec& sp
     };
 }
 
+// The executor's progress (toys done, all toys) as a calculator's.
+std::function<void(std::int64_t, std::int64_t)> toys_progress(infer::ProgressFn progress) {
+    if (!progress) return {};
+    return [progress](std::int64_t done, std::int64_t total) { progress(done, total, "toys"); };
+}
+
 }  // namespace
 
 infer::ToyRunner toy_runner(const RunContext& ctx, const ModelOptions& model, const ModelSpec& spec,
                             infer::ProgressFn progress) {
-    std::function<void(std::int64_t, std::int64_t)> p;
-    if (progress) p = [progress](std::int64_t done, std::int64_t total) { progress(done, total, "toys"); };
-    return infer::make_toy_runner(worker_models(model, spec), ctx.executor(p));
+    return infer::make_toy_runner(worker_models(model, spec), ctx.executor(toys_progress(std::move(progress))));
+}
+
+infer::ToyStudyRunner toy_study_runner(const RunContext& ctx, const ModelOptions& model, const ModelSpec& spec,
+                                       infer::ProgressFn progress) {
+    return infer::make_toy_study_runner(worker_models(model, spec), ctx.executor(toys_progress(std::move(progress))));
 }
 
 infer::HeldFitRunner held_fit_runner(const RunContext& ctx, const ModelOptions& model, const ModelSpec& spec) {

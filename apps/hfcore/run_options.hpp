@@ -10,6 +10,7 @@
 #include "common_options.hpp"
 #include "hfcore/distributed.hpp"
 #include "hfcore/executor.hpp"
+#include "hfcore/toy_study.hpp"
 
 namespace hf::cli {
 
@@ -53,5 +54,9 @@ json::Value inputs_of(const LoadedModel& lm, const ModelOptions& model, json::Va
 // A toy runner on `ctx`'s threads and ranks, each worker with its own backend and model compiled from `spec`.
 infer::ToyRunner toy_runner(const RunContext& ctx, const ModelOptions& model, const ModelSpec& spec,
                             infer::ProgressFn progress = {});
+
+// The toy study's runner (hfcore toys), likewise.
+infer::ToyStudyRunner toy_study_runner(const RunContext& ctx, const ModelOptions& model, const ModelSpec& spec,
+                                       infer::ProgressFn progress = {});
 
 }  // namespace hf::cli

@@ -43,7 +43,7 @@ Tensor sample_toys(const Model& model, const std::vector<double>& pars, std::int
     return be.where(is_gauss, gauss, pois);
 }
 
-namespace {
+namespace detail {
 
 // Per problem, the lower converged minimum of two batched fits of the same problems.
 void keep_lower(BatchFitResult& into, const BatchFitResult& other, std::int64_t np) {
@@ -56,7 +56,7 @@ void keep_lower(BatchFitResult& into, const BatchFitResult& other, std::int64_t 
     }
 }
 
-}  // namespace
+}  // namespace detail
 
 std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& model, const Tensor& data_kn,
                                          const FitConfig& config, const FitOptions& options, BatchStats* stats) {
@@ -95,17 +95,17 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
             if (first)
                 fixed = batch_fit(model, data_kn, fixed_cfg, o);
             else
-                keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, o, fixed), np);
+                detail::keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, o, fixed), np);
             first = false;
         }
-        keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, from_init, fixed), np);
+        detail::keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, from_init, fixed), np);
         FitOptions o = from_init;
         o.start = options.other_starts.front();  // where the fixed curvature is taken
         detail::search_toy_basins(model, data_kn, fixed_cfg, o, fixed);
         free = detail::batch_fit_from(model, data_kn, cfg, o, fixed.bestfit);
         for (const auto& start : options.other_starts) {
             o.start = start;
-            keep_lower(free, detail::batch_fit_known(model, data_kn, cfg, o, free), np);
+            detail::keep_lower(free, detail::batch_fit_known(model, data_kn, cfg, o, free), np);
         }
         o.start = options.other_starts.front();
         detail::search_toy_basins(model, data_kn, cfg, o, free);

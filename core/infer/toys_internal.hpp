@@ -10,6 +10,9 @@ namespace hf::infer::detail {
 HypotestResult toy_hypotest(double poi_test, const Model& model, const std::vector<double>& data,
                             const HypotestOptions& options, const FitConfig& cfg);
 
+// Per problem, the lower converged minimum of two batched fits of the same problems (np parameters each).
+void keep_lower(BatchFitResult& into, const BatchFitResult& other, std::int64_t np);
+
 // batch_fit with a start of its own for every problem: starts [K, P] (each clamped into the bounds; the fixed
 // parameters keep the config's values). The fixed curvature is taken at options.start (else the init).
 BatchFitResult batch_fit_from(const Model& model, const Tensor& data_kn, const FitConfig& config,

@@ -1,5 +1,7 @@
 #include "run/model_units.hpp"
 
+#include <algorithm>
+
 #include "hfcore/errors.hpp"
 
 namespace hf::run::detail {
@@ -30,6 +32,27 @@ std::vector<json::Value> run_model_units(const std::vector<std::string>& keys, c
     for (std::size_t i = 0; i < res.results.size(); ++i)
         if (is_error(res.results[i])) throw Error(what + " " + keys[i] + ": " + res.results[i]["error"].as_string());
     return std::move(res.results);
+}
+
+std::vector<json::Value> run_toy_blocks(const std::vector<infer::ToyBlock>& blocks, const std::string& tag,
+                                        const infer::ModelFactory& models, ExecutorOptions options,
+                                        const std::string& what, const ToyBlockUnitFn& fn) {
+    std::vector<std::string> keys;
+    std::int64_t total = 0;
+    for (const auto& b : blocks) {
+        keys.push_back(tag + "/s" + std::to_string(b.stream) + "/" + std::to_string(b.first) + "+" +
+                       std::to_string(b.count));
+        total += b.count;
+    }
+    if (options.progress) {
+        // Units done -> toys done (blocks differ in size only at the end of a stream).
+        const auto units = static_cast<std::int64_t>(std::max<std::size_t>(1, blocks.size()));
+        options.progress = [total, units, cb = options.progress](std::int64_t done, std::int64_t) {
+            cb(total * done / units, total);
+        };
+    }
+    return run_model_units(keys, models, std::move(options), what,
+                           [&](const Model& model, std::size_t unit) { return fn(model, blocks[unit]); });
 }
 
 }  // namespace hf::run::detail

@@ -22,4 +22,11 @@ std::vector<double> doubles_of(const json::Value& array);
 std::vector<json::Value> run_model_units(const std::vector<std::string>& keys, const infer::ModelFactory& models,
                                          ExecutorOptions options, const std::string& what, const ModelUnitFn& fn);
 
+// Toy blocks as such units (a toy-based hypotest's, a toy study's): journal keys "<tag>/s<stream>/<first>+<count>",
+// and options.progress called with (toys done, all toys) instead of units.
+using ToyBlockUnitFn = std::function<json::Value(const Model& model, const infer::ToyBlock& block)>;
+std::vector<json::Value> run_toy_blocks(const std::vector<infer::ToyBlock>& blocks, const std::string& tag,
+                                        const infer::ModelFactory& models, ExecutorOptions options,
+                                        const std::string& what, const ToyBlockUnitFn& fn);
+
 }  // namespace hf::run::detail

@@ -31,24 +31,9 @@ ToyBlockResult from_json(const json::Value& v) {
 ToyRunner make_toy_runner(ModelFactory models, run::ExecutorOptions options) {
     return [models = std::move(models), options](const std::vector<ToyBlock>& blocks, const std::string& tag,
                                                  const ToyBlockFn& fn) {
-        std::vector<std::string> keys;
-        std::int64_t total = 0;
-        for (const auto& b : blocks) {
-            keys.push_back(tag + "/s" + std::to_string(b.stream) + "/" + std::to_string(b.first) + "+" +
-                           std::to_string(b.count));
-            total += b.count;
-        }
-        run::ExecutorOptions ex = options;
-        if (options.progress) {
-            // Units done -> toys done (blocks differ in size only at the end of a stream).
-            ex.progress = [&, cb = options.progress](std::int64_t done, std::int64_t) {
-                std::int64_t toys = total * done / static_cast<std::int64_t>(std::max<std::size_t>(1, blocks.size()));
-                cb(toys, total);
-            };
-        }
-        const auto results = run::detail::run_model_units(
-            keys, models, ex, "toy-based hypotest",
-            [&](const Model& model, std::size_t unit) { return to_json(fn(model, blocks[unit])); });
+        const auto results = run::detail::run_toy_blocks(
+            blocks, tag, models, options, "toy-based hypotest",
+            [&](const Model& model, const ToyBlock& block) { return to_json(fn(model, block)); });
         std::vector<ToyBlockResult> out;
         for (const auto& r : results) out.push_back(from_json(r));
         return out;

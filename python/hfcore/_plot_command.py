@@ -14,6 +14,8 @@ KINDS = {
     "corr": "correlation matrix, pruned (hfcore pulls WS --correlations, or hfcore fit WS --uncertainties)",
     "profile": "profile likelihood, 1-D curve or 2-D contours (hfcore profile WS --par ...)",
     "breakdown": "the POI's uncertainty split into groups of parameters (hfcore breakdown WS)",
+    "pulls-toys": "mean and width of every parameter's pulls over toys (hfcore toys WS --mu-true ...)",
+    "linearity": "mean fitted POI against the injected one (hfcore toys WS --mu-true A,B,...)",
 }
 
 
@@ -84,6 +86,10 @@ def parser():
                            help="show parameters with |rho| >= this with another one (default 0.1)")
     k["corr"].add_argument("--max-pars", type=int, default=40, help="at most this many, the most correlated (default 40)")
 
+    k["pulls-toys"].add_argument("--poi-value", type=float, help="the injected value to show (default: the first)")
+    k["pulls-toys"].add_argument("--include", action="append", metavar="REGEX", help="only parameters matching")
+    k["pulls-toys"].add_argument("--exclude", action="append", metavar="REGEX", help="leave out parameters matching")
+
     k["profile"].add_argument("--show-nll", action="store_true", help="2-D: colour map of -2 Delta ln L")
     k["profile"].add_argument("--xlabel", help="x axis label")
     k["profile"].add_argument("--ylabel", help="y axis label")
@@ -112,6 +118,11 @@ def figures(args, plot):
                             binning=args.binning, **label, **size)]
     if args.kind == "breakdown":
         return [plot.breakdown(args.result, **label, **size)]
+    if args.kind == "pulls-toys":
+        return [plot.pulls_toys(args.result, poi_value=args.poi_value, include=args.include, exclude=args.exclude,
+                                **label, **width)]
+    if args.kind == "linearity":
+        return [plot.linearity(args.result, **label, **size)]
     if args.kind == "corr":
         return [plot.corr(args.result, threshold=args.threshold, max_pars=args.max_pars, **label, **size)]
     return [plot.profile(args.result, show_nll=args.show_nll, xlabel=args.xlabel, ylabel=args.ylabel, **label,

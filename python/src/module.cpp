@@ -14,6 +14,7 @@ void bind_workspace(nb::module_& m);
 void bind_infer(nb::module_& m);
 void bind_diagnostics(nb::module_& m);
 void bind_grad(nb::module_& m);
+void bind_toys(nb::module_& m);
 }  // namespace hfpy
 
 NB_MODULE(_core, m) {
@@ -30,4 +31,5 @@ NB_MODULE(_core, m) {
     hfpy::bind_infer(m);
     hfpy::bind_diagnostics(m);
     hfpy::bind_grad(m);
+    hfpy::bind_toys(m);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # MPI (issue 17): the same hfcore binary under mpirun (2 and 3 ranks, oversubscribed on 2 cores) gives the
 # one-process outputs byte for byte: a scan of eRJR patches with a failing patch among them, 2000 toys per
-# hypothesis (CLs bit for bit), a toy-based upper limit, a ranking and a profile scan; and --threads changes
+# hypothesis (CLs bit for bit), a toy study, a toy-based upper limit, a ranking and a profile scan; and --threads changes
 # none of them either. A rank killed mid-run loses nothing that reached rank 0: --resume finishes it.
 set -euo pipefail
 root=$PWD
@@ -70,6 +70,15 @@ kept=$(journal_lines)
 [ "$kept" -ge 4 ] || { echo "40-mpi: the journal of the killed run holds $kept lines"; exit 1; }
 "$hfcore" "${kt[@]}" --output-file "$tmp/kill2.json" --resume
 same "$tmp/kill1.json" "$tmp/kill2.json" "toys with rank 1 killed after $kept journal lines, then --resume, vs 1 process"
+# A toy study (hfcore toys): three injected values of 600 toys in blocks of 150 (12 blocks), the summary and the
+# per-toy .npz both the one-process files byte for byte.
+ts=(toys "$ex" --mu-true 0.5,1,2 --ntoys 600 --toy-batch 150 --seed 11)
+"$hfcore" "${ts[@]}" --threads 1 --output-file "$tmp/ts1.json" --per-toy "$tmp/ts1.npz"
+for np in 2 3; do
+    "${mpirun[@]}" -np $np "$hfcore" "${ts[@]}" --threads 1 --output-file "$tmp/ts$np.json" --per-toy "$tmp/ts$np.npz"
+    same "$tmp/ts1.json" "$tmp/ts$np.json" "toy study summary, $np ranks vs 1 process"
+    same "$tmp/ts1.npz" "$tmp/ts$np.npz" "toy study per-toy .npz, $np ranks vs 1 process"
+done
 ul=(upper-limit "$ex" --calctype toybased --ntoys 300 --toy-batch 100 --scan 0,4,5)
 "$hfcore" "${ul[@]}" --threads 1 --output-file "$tmp/ul1.json"
 "${mpirun[@]}" -np 3 "$hfcore" "${ul[@]}" --threads 1 --output-file "$tmp/ul3.json"

@@ -1,6 +1,6 @@
 """Inference, as ``pyhf.infer``: hypothesis tests (CLs), fits (``mle``), upper limits (``intervals``),
-``scan`` for many signal patches at once, and fit ``diagnostics`` (pulls, ranking, yields, profile scans, MINOS
-intervals, goodness of fit)."""
+``scan`` for many signal patches at once, fit ``diagnostics`` (pulls, ranking, yields, profile scans, MINOS
+intervals, goodness of fit) and ``toys`` (toy studies of bias and coverage)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from . import utils
 from . import intervals
 from . import diagnostics
 from . import _python_models
+from . import toys
 
-__all__ = ["hypotest", "scan", "mle", "intervals", "test_statistics", "calculators", "diagnostics", "utils"]
+__all__ = ["hypotest", "scan", "mle", "intervals", "test_statistics", "calculators", "diagnostics", "toys", "utils"]
 
 
 def _run_hypotest(poi_test, data, pdf, init_pars, par_bounds, fixed_params, calctype, kwargs):

@@ -6,6 +6,7 @@
     fig = plot.pulls("pulls.json"); plot.ranking("ranking.json", top=20); plot.yields("yields.json")
     fig = plot.corr("pulls.json", threshold=0.2); plot.profile("profile.json")
     fig = plot.breakdown("breakdown.json")           # hfcore breakdown WS --output-file ...
+    fig = plot.pulls_toys("toys.json"); plot.linearity("toys.json")   # hfcore toys WS --mu-true 0,1,2 ...
     plot.save(fig, "brazil.pdf")
 
 Every function takes the JSON the CLI writes (a path or the parsed dict; hfcore.infer.diagnostics returns the
@@ -33,7 +34,8 @@ from .corr import corr  # noqa: E402
 from .profile import profile  # noqa: E402
 from .pulls import pulls, pulls_pages  # noqa: E402
 from .ranking import ranking, ranking_pages  # noqa: E402
+from .toys import linearity, pulls_toys  # noqa: E402
 from .yields import yields  # noqa: E402
 
-__all__ = ["PlotInputError", "STYLES", "brazil", "breakdown", "contour", "corr", "describe", "profile", "pulls", "pulls_pages",
-           "ranking", "ranking_pages", "save", "style", "yields"]
+__all__ = ["PlotInputError", "STYLES", "brazil", "breakdown", "contour", "corr", "describe", "linearity", "profile", "pulls",
+           "pulls_pages", "pulls_toys", "ranking", "ranking_pages", "save", "style", "yields"]

@@ -15,6 +15,7 @@ _SIGNATURES = [
     ("breakdown", ("groups", "statistical", "systematic"), "hfcore breakdown"),
     ("pulls", ("parameters", "twice_nll"), "hfcore pulls"),
     ("yields", ("channels", "postfit"), "hfcore yields"),
+    ("toys", ("points", "linearity", "settings"), "hfcore toys"),
     ("profile", ("pars", "points"), "hfcore profile"),
     ("scan", ("results",), "hfcore scan"),
     ("upper-limit", ("obs", "exp"), "hfcore upper-limit"),
