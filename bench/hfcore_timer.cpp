@@ -22,7 +22,6 @@
 // workload, times one task and prints one answer.
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <ctime>
 #include <cstdio>
 #include <functional>
@@ -32,10 +31,10 @@
 #include <vector>
 
 #include "common/workloads.hpp"
+#include "grad_tasks.hpp"
 #include "hfcore/diagnostics.hpp"
 #include "hfcore/distributed.hpp"
 #include "hfcore/errors.hpp"
-#include "hfcore/grad.hpp"
 #include "hfcore/infer.hpp"
 #include "hfcore/json.hpp"
 
@@ -219,38 +218,10 @@ json::Value cmd_time(const json::Value& req) {
             result.set("twice_nll", json::Value(r->twice_nll_free));
             result.set("converged", json::Value(r->converged));
         };
-    } else if (task == "hypotest_grad") {
-        // The asymptotic hypotest with the gradients of its CLs with respect to every input (hf::grad).
-        const double mu = get_number(req, "mu", 1.0);
-        const std::vector<double> main_data(data.begin(), data.begin() + m.n_main());
-        auto r = std::make_shared<hf::grad::HypotestGradient>();
-        fn = [&m, &l, main_data, hopts, r, mu] { *r = hf::grad::hypotest_gradient(mu, l.w.spec, m, main_data, hopts); };
-        report = [&result, r] {
-            result.set("CLs_obs", json::Value(r->obs));
-            result.set("CLs_exp", to_json(std::vector<double>(r->exp.begin(), r->exp.end())));
-            result.set("status", json::Value(std::string(hf::grad::status_name(r->status))));
-            result.set("d_exp_median", to_json(r->d_exp[2]));
-        };
-    } else if (task == "hypotest_grad_batch") {
-        // hf::grad::hypotest_gradients for K models whose inputs are the workload's scaled by 1 +- 2%.
-        const double mu = get_number(req, "mu", 1.0);
-        const auto k = static_cast<std::size_t>(get_number(req, "k", 64));
-        const int threads = static_cast<int>(get_number(req, "threads", 0));
-        const auto y0 = hf::grad::flatten_inputs(l.w.spec);
-        std::vector<std::vector<double>> ys(k, y0);
-        for (std::size_t j = 0; j < k; ++j)
-            for (std::size_t i = 0; i < y0.size(); ++i)
-                ys[j][i] *= 1.0 + 0.02 * std::sin(1.0 + static_cast<double>(j) + 0.3 * static_cast<double>(i));
-        const std::vector<std::vector<double>> main_data{std::vector<double>(data.begin(), data.begin() + m.n_main())};
-        auto r = std::make_shared<std::vector<hf::grad::HypotestGradient>>();
-        fn = [&m, &l, ys, main_data, hopts, r, mu, threads] {
-            *r = hf::grad::hypotest_gradients(mu, l.w.spec, m, ys, main_data, hopts, threads);
-        };
-        report = [&result, r] {
-            std::int64_t ok = 0;
-            for (const auto& g : *r) ok += g.status == hf::grad::Status::ok;
-            result.set("ok_items", json::Value(ok));
-        };
+    } else if (task == "hypotest_grad" || task == "hypotest_grad_batch") {
+        hf::bench::GradTask t{get_number(req, "mu", 1.0), static_cast<std::size_t>(get_number(req, "k", 64)),
+                              static_cast<int>(get_number(req, "threads", 0))};
+        hf::bench::set_grad_task(task, t, l.w.spec, m, data, hopts, fn, report, result);
     } else if (task == "upper_limit") {
         hf::infer::Toms748Options t;
         t.rtol = get_number(req, "rtol", 1e-4);
