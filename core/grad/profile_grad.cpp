@@ -9,8 +9,8 @@
 #include <limits>
 
 #include "grad/evaluate.hpp"
-#include "infer/dense.hpp"
-#include "infer/problem.hpp"
+#include "infer/minimize/dense.hpp"
+#include "infer/minimize/problem.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/grad.hpp"
 

@@ -1,4 +1,4 @@
-// White-box test of detail::LocalFisher, a batched fit's own curvature (core/infer/local_fisher.hpp), and of the
+// White-box test of detail::LocalFisher, a batched fit's own curvature (core/infer/minimize/own_fisher.hpp), and of the
 // batch's fixed curvature taken from it (inverse_hessian.hpp): at Asimov data generated where it is taken, the
 // Fisher information is the Hessian of the NLL, so its inverse must undo the finite-difference Hessian of the
 // problem (Problem::hessian) on every free component, and on a subset of them when others are held at their
@@ -12,9 +12,9 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
-#include "infer/inverse_hessian.hpp"
-#include "infer/local_fisher.hpp"
-#include "infer/problem.hpp"
+#include "infer/minimize/inverse_hessian.hpp"
+#include "infer/minimize/own_fisher.hpp"
+#include "infer/minimize/problem.hpp"
 #include "infer_support.hpp"
 
 using namespace hf;

@@ -1,5 +1,5 @@
-// Layouts of tables (core/infer/text_tables.hpp).
-#include "infer/text_tables.hpp"
+// Layouts of tables (core/infer/diagnostics/text_tables.hpp).
+#include "infer/diagnostics/text_tables.hpp"
 
 #include <algorithm>
 #include <cstdio>

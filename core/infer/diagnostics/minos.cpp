@@ -1,6 +1,6 @@
 // Asymmetric intervals (MINOS): the values where the profile of one parameter reaches 2 Delta NLL = 1, found by
 // TOMS 748 root finding on sqrt(2 Delta NLL) - 1 (nearly linear in the parameter, so few fits), each evaluation
-// a fit with the parameter held (fixed_fits.hpp), started from the nearest profile point already fitted.
+// a fit with the parameter held (held_fits.hpp), started from the nearest profile point already fitted.
 #include <boost/math/tools/toms748_solve.hpp>
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "infer/fixed_fits.hpp"
+#include "infer/diagnostics/held_fits.hpp"
 #include "hfcore/observed_data.hpp"
 
 namespace hf::infer {

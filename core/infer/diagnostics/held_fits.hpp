@@ -1,7 +1,7 @@
 // Fits with some parameters held at given values, around a free fit: what ranking, profile scans and intervals
 // are made of. Each starts at the linear prediction of the free fit's covariance (the other parameters move by
 // C[:, fixed] C[fixed, fixed]^-1 times the fixed parameters' shift), which is within rounding of the answer for
-// small shifts. They run as one batched fit (see pinned_batch_fit.cpp), then alone with fit() where the batch
+// small shifts. They run as one batched fit (see held_batch.cpp), then alone with fit() where the batch
 // did not converge (or all alone when batching is off), on worker threads with their own model copies.
 #pragma once
 
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "hfcore/diagnostics.hpp"
-#include "infer/diagnostics_internal.hpp"
-#include "infer/problem.hpp"
+#include "infer/diagnostics/parameter_lookup.hpp"
+#include "infer/minimize/problem.hpp"
 
 namespace hf::infer::detail {
 

@@ -1,5 +1,5 @@
 // Pulls and constraints of the fitted parameters.
-#include "infer/diagnostics_internal.hpp"
+#include "infer/diagnostics/parameter_lookup.hpp"
 #include "hfcore/observed_data.hpp"
 
 namespace hf::infer {

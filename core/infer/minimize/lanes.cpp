@@ -1,4 +1,4 @@
-#include "infer/lanes.hpp"
+#include "infer/minimize/lanes.hpp"
 
 // No fused multiply-adds (-ffp-contract=off for this file, core/CMakeLists.txt): the AVX2 clone rounds as the
 // baseline one does.

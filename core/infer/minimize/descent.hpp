@@ -1,7 +1,7 @@
 // One local minimisation in the scaled variables of a Problem: an NLopt quasi-Newton descent (LD_LBFGS or
 // LD_SLSQP) on the analytic gradient, then a projected Newton polish with the finite-difference Hessian that also
 // decides convergence (the Newton estimate of the remaining decrease, edm). fit.cpp runs them from the start of a
-// fit, basins.cpp from the starts it places in other basins.
+// fit, basin_search.cpp from the starts it places in other basins.
 #pragma once
 
 #include <functional>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "infer/problem.hpp"
+#include "infer/minimize/problem.hpp"
 
 namespace hf::infer::detail {
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "infer/local_fit.hpp"
+#include "infer/minimize/descent.hpp"
 
 namespace hf::infer::detail {
 
@@ -33,7 +33,7 @@ bool back_in_basin(const std::vector<double>& y, const std::vector<double>& know
 // A descent from another given start (another fit's minimum, the toys' truth, the init) has settled at the minimum
 // `known` (scaled) that the problem already has: its projected gradient pg_max is below 1 and every component is
 // close to the minimum's, so it is a few steps from that minimum's bottom and no other minimum lies that close
-// (see basins.cpp for how close). The caller makes sure the descent is not already below the known minimum.
+// (see basin_search.cpp for how close). The caller makes sure the descent is not already below the known minimum.
 bool settled_at(const Problem& p, const std::vector<double>& y, double pg_max, const std::vector<double>& known,
                 const std::vector<std::size_t>& multimodal);
 

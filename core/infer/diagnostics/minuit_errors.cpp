@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "hfcore/backend.hpp"
-#include "infer/dense.hpp"
-#include "infer/diagnostics_internal.hpp"
+#include "infer/minimize/dense.hpp"
+#include "infer/diagnostics/parameter_lookup.hpp"
 
 namespace hf::infer {
 

@@ -1,4 +1,4 @@
-#include "infer/problem.hpp"
+#include "infer/minimize/problem.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // symmetrised one-sigma variations (cabinetry model_utils.yield_stdev), all variations evaluated in one batch.
 #include <cmath>
 
-#include "infer/diagnostics_internal.hpp"
+#include "infer/diagnostics/parameter_lookup.hpp"
 #include "hfcore/observed_data.hpp"
 
 namespace hf::infer {

@@ -1,4 +1,4 @@
-#include "infer/fixed_fits.hpp"
+#include "infer/diagnostics/held_fits.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -10,9 +10,9 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/observed_data.hpp"
-#include "infer/basins.hpp"
-#include "infer/dense.hpp"
-#include "infer/local_fit.hpp"
+#include "infer/minimize/basin_search.hpp"
+#include "infer/minimize/dense.hpp"
+#include "infer/minimize/descent.hpp"
 
 namespace hf::infer::detail {
 

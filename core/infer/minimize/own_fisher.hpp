@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "hfcore/model.hpp"
-#include "infer/problem.hpp"
+#include "infer/minimize/problem.hpp"
 
 namespace hf::infer::detail {
 

@@ -1,4 +1,4 @@
-// The basin search of fit() (basins.cpp) for a batch of toy fits (toys_internal.hpp, search_toy_basins).
+// The basin search of fit() (basin_search.cpp) for a batch of toy fits (batch_fit.hpp, search_toy_basins).
 //
 // Without it a toy's fits end in whichever basin of a multimodal parameter their starts (the toys' truth, the
 // init, the other fit's minimum) lead to, while the observed data's fits search the others: on the coupled-histosys
@@ -19,16 +19,16 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
-#include "infer/basins.hpp"
-#include "infer/problem.hpp"
-#include "infer/toys_internal.hpp"
+#include "infer/minimize/basin_search.hpp"
+#include "infer/minimize/problem.hpp"
+#include "infer/minimize/batch_fit.hpp"
 #include "model/multimodal.hpp"
 
 namespace hf::infer::detail {
 
 namespace {
 
-// A toy whose minimum moved searches again from the new one, as a single fit does (basins.cpp, kRounds).
+// A toy whose minimum moved searches again from the new one, as a single fit does (basin_search.cpp, kRounds).
 constexpr int kRounds = 3;
 // Lower than the toy's minimum by more than this (twice_nll): another basin, not the same minimum reached again.
 constexpr double kLower = 1e-6;

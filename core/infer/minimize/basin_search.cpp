@@ -1,4 +1,4 @@
-// Other basins of a fit (see basins.hpp and core/model/multimodal.cpp for why they exist).
+// Other basins of a fit (see basin_search.hpp and core/model/multimodal.cpp for why they exist).
 //
 // A multimodal parameter's profile can have a minimum on each side of a hump, so a local fit from the start ends on
 // whichever side its first steps favoured. From the local minimum, each multimodal parameter a whose profile the
@@ -10,7 +10,7 @@
 // (settled_at, the rule of the toys' second descents). An end point below the minimum descends to its end and gets
 // the Newton polish; the lowest converged minimum wins, and the search repeats from it (the other parameters may
 // now have another side to try) for up to kRounds rounds.
-#include "infer/basins.hpp"
+#include "infer/minimize/basin_search.hpp"
 
 #include <algorithm>
 #include <cmath>

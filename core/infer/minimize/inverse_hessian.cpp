@@ -1,13 +1,13 @@
-#include "infer/inverse_hessian.hpp"
+#include "infer/minimize/inverse_hessian.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "hfcore/backend.hpp"
-#include "infer/dense.hpp"
-#include "infer/lanes.hpp"
-#include "infer/local_fisher.hpp"
+#include "infer/minimize/dense.hpp"
+#include "infer/minimize/lanes.hpp"
+#include "infer/minimize/own_fisher.hpp"
 
 namespace hf::infer::detail {
 

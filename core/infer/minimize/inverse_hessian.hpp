@@ -8,7 +8,7 @@
 // identity in the constraint directions plus a handful of dominant directions from the main bins.
 //
 // Where the plugin's Jacobian of the expected counts is native, the Hessian is the Fisher information from it
-// (local_fisher.hpp; at Asimov data the two are equal), and the problems with every component free apply its
+// (own_fisher.hpp; at Asimov data the two are equal), and the problems with every component free apply its
 // inverse in Woodbury form, D^-1 - Y^T Y: two passes over a bins x parameters matrix instead of one over a
 // parameters x parameters one (50 x 250 against 250 x 250 on the synthetic model), where the bins are fewer than
 // half the parameters.
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "hfcore/model.hpp"
-#include "infer/problem.hpp"
+#include "infer/minimize/problem.hpp"
 
 namespace hf::infer::detail {
 

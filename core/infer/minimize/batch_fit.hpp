@@ -1,3 +1,5 @@
+// Variants of the lockstep L-BFGS engine (batch_fit.cpp) for the toys: a start of its own per problem, a known
+// minimum per problem, and the batch basin search (batch_basin_search.cpp).
 #pragma once
 
 #include <vector>
@@ -5,10 +7,6 @@
 #include "hfcore/infer.hpp"
 
 namespace hf::infer::detail {
-
-// hypotest with the toy calculator; `cfg` resolved and checked by hypotest().
-HypotestResult toy_hypotest(double poi_test, const Model& model, const std::vector<double>& data,
-                            const HypotestOptions& options, const FitConfig& cfg);
 
 // batch_fit with a start of its own for every problem: starts [K, P] (each clamped into the bounds; the fixed
 // parameters keep the config's values). The fixed curvature is taken at options.start (else the init).
@@ -22,7 +20,7 @@ BatchFitResult batch_fit_known(const Model& model, const Tensor& data_kn, const 
 
 // A basin search's descents (search_toy_basins): each from a start that moved one multimodal parameter of its
 // problem's known minimum (moved: its free index, or -1 for a given start); a descent back in that minimum's basin
-// (basins.hpp, back_in_basin) ends there and returns it, as a single fit's search does.
+// (basin_search.hpp, back_in_basin) ends there and returns it, as a single fit's search does.
 struct BasinReturn {
     const std::vector<std::size_t>* multimodal = nullptr;  // free indices
     std::vector<int> moved;                                // per problem
@@ -33,7 +31,7 @@ BatchFitResult batch_fit_known_from(const Model& model, const Tensor& data_kn, c
                                     const FitOptions& options, const std::vector<double>& starts,
                                     const BatchFitResult& known, const BasinReturn& back);
 
-// The basin search of fit() (basins.cpp) for a batch of toy fits: at each toy's minimum, the multimodal
+// The basin search of fit() (basin_search.cpp) for a batch of toy fits: at each toy's minimum, the multimodal
 // parameters its data can turn over get descents from the shifted and mirrored starts, all toys' starts in one
 // batched fit, and a lower converged end point replaces the toy's minimum; the search repeats from there, for up
 // to a few rounds. `fits` are the batch's minima, replaced where lower ones are found.

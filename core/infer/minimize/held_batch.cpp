@@ -12,8 +12,8 @@
 #include <limits>
 
 #include "hfcore/backend.hpp"
-#include "infer/dense.hpp"
-#include "infer/fixed_fits.hpp"
+#include "infer/minimize/dense.hpp"
+#include "infer/diagnostics/held_fits.hpp"
 
 namespace hf::infer::detail {
 

@@ -1,5 +1,5 @@
-// The local minimiser of a fit (see local_fit.hpp): NLopt's quasi-Newton descents and the projected Newton polish.
-#include "infer/local_fit.hpp"
+// The local minimiser of a fit (see descent.hpp): NLopt's quasi-Newton descents and the projected Newton polish.
+#include "infer/minimize/descent.hpp"
 
 #include <nlopt.hpp>
 
@@ -8,7 +8,7 @@
 #include <map>
 #include <mutex>
 
-#include "infer/dense.hpp"
+#include "infer/minimize/dense.hpp"
 
 namespace hf::infer {
 

@@ -1,10 +1,10 @@
 // Impacts of the nuisance parameters on the POI (cabinetry fit.ranking): four fits per parameter with it held
-// at value +- prefit width and value +- post-fit uncertainty, all of them run together (fixed_fits.hpp).
+// at value +- prefit width and value +- post-fit uncertainty, all of them run together (held_fits.hpp).
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "infer/fixed_fits.hpp"
+#include "infer/diagnostics/held_fits.hpp"
 #include "hfcore/observed_data.hpp"
 
 namespace hf::infer {

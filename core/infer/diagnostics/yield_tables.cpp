@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "hfcore/errors.hpp"
-#include "infer/text_tables.hpp"
+#include "infer/diagnostics/text_tables.hpp"
 
 namespace hf::infer {
 

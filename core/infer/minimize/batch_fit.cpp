@@ -2,7 +2,7 @@
 // problem.hpp) with one Model::logpdf call per step for every problem of the group still running. Problems leave
 // the group as they converge, so late stragglers cost little. The recursion starts from one inverse Hessian for
 // the whole batch (inverse_hessian.hpp): the toys share their truth, and with it a 70-parameter toy fit takes ~14
-// evaluations instead of ~100. Near its minimum a first descent switches to its own curvature (local_fisher.hpp).
+// evaluations instead of ~100. Near its minimum a first descent switches to its own curvature (own_fisher.hpp).
 // Either initial matrix is shrunk where the steps show far more curvature than it holds (initial_scale).
 // The per-problem arithmetic (two-loop recursion, line search bookkeeping) runs on the host; the device evaluates
 // likelihoods and gradients only.
@@ -12,13 +12,13 @@
 #include <numeric>
 
 #include "hfcore/backend.hpp"
-#include "infer/basins.hpp"
-#include "infer/dense.hpp"
-#include "infer/inverse_hessian.hpp"
-#include "infer/lanes.hpp"
-#include "infer/local_fisher.hpp"
-#include "infer/problem.hpp"
-#include "infer/toys_internal.hpp"
+#include "infer/minimize/basin_search.hpp"
+#include "infer/minimize/dense.hpp"
+#include "infer/minimize/inverse_hessian.hpp"
+#include "infer/minimize/lanes.hpp"
+#include "infer/minimize/own_fisher.hpp"
+#include "infer/minimize/problem.hpp"
+#include "infer/minimize/batch_fit.hpp"
 
 namespace hf::infer {
 
@@ -192,7 +192,7 @@ constexpr double kPredictedAbove = 0.05;  // NLL
 
 bool below_known(const State& s) { return s.f < s.f_known - 1e-9 * std::max(1.0, std::fabs(s.f_known)); }
 
-// A problem's own curvature (local_fisher.hpp: the Fisher information where it stands, from the plugin's
+// A problem's own curvature (own_fisher.hpp: the Fisher information where it stands, from the plugin's
 // Jacobian of the expected counts) replaces the fixed one once its projected gradient falls below
 // kOwnCurvatureAt, in first descents only (not in batch_fit_known's), where the plugin's Jacobian is native.
 // 1000 + 1000 toys, seed 1, evaluations: the 250-parameter synthetic model 188k -> 136k (300 + 300 toys), eRJR
@@ -400,7 +400,7 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
             }
             // A descent from another start ends at the minimum its problem already has (never below it): once it
             // has settled there, and a basin search's as soon as it is back in that minimum's basin (as a single
-            // fit's search does, basins.cpp).
+            // fit's search does, basin_search.cpp).
             const bool back_known = back && s.moved >= 0 &&
                                     detail::back_in_basin(s.y, s.y_known, *back->multimodal,
                                                           static_cast<std::size_t>(s.moved));

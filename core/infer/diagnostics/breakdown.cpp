@@ -10,8 +10,8 @@
 
 #include "hfcore/errors.hpp"
 #include "hfcore/observed_data.hpp"
-#include "infer/diagnostics_internal.hpp"
-#include "infer/text_tables.hpp"
+#include "infer/diagnostics/parameter_lookup.hpp"
+#include "infer/diagnostics/text_tables.hpp"
 
 namespace hf::infer {
 

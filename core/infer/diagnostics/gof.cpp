@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "infer/diagnostics_internal.hpp"
+#include "infer/diagnostics/parameter_lookup.hpp"
 #include "hfcore/observed_data.hpp"
 
 namespace hf::infer {

@@ -1,12 +1,12 @@
-#include "infer/local_fisher.hpp"
+#include "infer/minimize/own_fisher.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
-#include "infer/dense.hpp"
-#include "infer/lanes.hpp"
+#include "infer/minimize/dense.hpp"
+#include "infer/minimize/lanes.hpp"
 
 namespace hf::infer::detail {
 

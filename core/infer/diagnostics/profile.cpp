@@ -1,7 +1,8 @@
 // Profile-likelihood scans of one or two parameters. Every grid point is a fit with the scanned parameters held
-// (fixed_fits.hpp), warm-started along the grid outward from the free fit's minimum; then each point is refitted
-// from its neighbours' minima (moved to its own values) and the lowest is kept, so a scan never stays in a
-// basin that a neighbour shows to be higher (only neighbours whose minima lie in another basin are tried). A point below the free fit redoes the free fit and the scan.
+// (held_fits.hpp), warm-started along the grid outward from the free fit's minimum; then each point is refitted from
+// its neighbours' minima (moved to its own values) and the lowest is kept, so a scan never stays in a basin that a
+// neighbour shows to be higher (only neighbours whose minima lie in another basin are tried). A point below the free
+// fit redoes the free fit and the scan.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "infer/fixed_fits.hpp"
+#include "infer/diagnostics/held_fits.hpp"
 #include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
