@@ -16,7 +16,7 @@
 
 namespace hf::infer::detail {
 
-FixedFits::FixedFits(const Model& model, const std::vector<double>& data, const DiagnosticOptions& options,
+HeldFits::HeldFits(const Model& model, const std::vector<double>& data, const DiagnosticOptions& options,
                      const FitResult* free_fit)
     : model_(model), data_(data), options_(options), config_(options.config.resolved(model)),
       names_(model.par_names()) {
@@ -33,9 +33,9 @@ FixedFits::FixedFits(const Model& model, const std::vector<double>& data, const 
     }
 }
 
-FixedFits::~FixedFits() = default;
+HeldFits::~HeldFits() = default;
 
-void FixedFits::set_free_fit(FitResult r) {
+void HeldFits::set_free_fit(FitResult r) {
     free_ = std::move(r);
     problem_ = make_problem(model_, data_t_, config_);
     const std::size_t f = problem_.nfree();
@@ -61,14 +61,14 @@ void FixedFits::set_free_fit(FitResult r) {
     cov_resolved_ = resolved && shifted_cholesky(cov_y_, f, factor) == 0.0;
 }
 
-std::vector<double> FixedFits::predicted_start(const FixedValues& fixed, const std::vector<double>* base) const {
+std::vector<double> HeldFits::predicted_start(const HeldValues& held, const std::vector<double>* base) const {
     const Problem& p = problem_;
     const std::size_t f = p.nfree();
     const std::vector<double>& from = base ? *base : free_.bestfit;
     std::vector<double> y = p.to_y(from);
     std::vector<std::size_t> pin;
     std::vector<double> shift;
-    for (const auto& [i, v] : fixed) {
+    for (const auto& [i, v] : held) {
         auto it = std::find(p.free.begin(), p.free.end(), static_cast<int>(i));
         if (it == p.free.end()) continue;
         const auto a = static_cast<std::size_t>(it - p.free.begin());
@@ -89,11 +89,11 @@ std::vector<double> FixedFits::predicted_start(const FixedValues& fixed, const s
         }
     }
     std::vector<double> x = p.to_x(y);
-    for (const auto& [i, v] : fixed) x[static_cast<std::size_t>(i)] = v;
+    for (const auto& [i, v] : held) x[static_cast<std::size_t>(i)] = v;
     return x;
 }
 
-double FixedFits::scaled_distance(const std::vector<double>& a, const std::vector<double>& b) const {
+double HeldFits::scaled_distance(const std::vector<double>& a, const std::vector<double>& b) const {
     double d = 0.0;
     for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
         const double w = free_.uncertainties[i];
@@ -102,29 +102,30 @@ double FixedFits::scaled_distance(const std::vector<double>& a, const std::vecto
     return d;
 }
 
-std::vector<FixedFitProblem> FixedFits::with_starts(const std::vector<FixedFitProblem>& problems) const {
-    std::vector<FixedFitProblem> probs = problems;
+std::vector<HeldFitProblem> HeldFits::with_starts(const std::vector<HeldFitProblem>& problems) const {
+    std::vector<HeldFitProblem> probs = problems;
     for (auto& pr : probs)
-        if (pr.start.empty()) pr.start = predicted_start(pr.fixed);
+        if (pr.start.empty()) pr.start = predicted_start(pr.held);
     return probs;
 }
 
-std::vector<FixedFitOutcome> FixedFits::run(const std::vector<FixedFitProblem>& problems) {
-    const std::vector<FixedFitProblem> probs = with_starts(problems);
+std::vector<HeldFit> HeldFits::run(const std::vector<HeldFitProblem>& problems) {
+    const std::vector<HeldFitProblem> probs = with_starts(problems);
     ++calls_;
-    std::vector<FixedFitOutcome> out = options_.held_runner && !probs.empty()
+    std::vector<HeldFit> out = options_.held_runner && !probs.empty()
                                            ? run_blocks(probs)
                                            : solve(model_, probs, options_.threads, options_.progress);
     for (const auto& o : out) ++(o.batched ? n_batched : n_single);
     return out;
 }
 
-std::vector<FixedFitOutcome> FixedFits::run_blocks(const std::vector<FixedFitProblem>& probs) {
+std::vector<HeldFit> HeldFits::run_blocks(const std::vector<HeldFitProblem>& probs) {
     const auto size = static_cast<std::size_t>(std::max<std::int64_t>(1, options_.held_block));
     const std::size_t n_blocks = (probs.size() + size - 1) / size;
     auto block_fn = [&](const Model& model, std::size_t b) {
         const auto first = probs.begin() + static_cast<std::ptrdiff_t>(b * size);
-        const std::vector<FixedFitProblem> sub(first, first + static_cast<std::ptrdiff_t>(std::min(size, probs.size() - b * size)));
+        const std::vector<HeldFitProblem> sub(
+            first, first + static_cast<std::ptrdiff_t>(std::min(size, probs.size() - b * size)));
         return solve(model, sub, 1, {});
     };
     std::function<void(std::int64_t, std::int64_t)> blocks_done;
@@ -136,7 +137,7 @@ std::vector<FixedFitOutcome> FixedFits::run_blocks(const std::vector<FixedFitPro
     }
     // The n-th run() of this object: every rank makes the same calls in the same order.
     const auto blocks = options_.held_runner(n_blocks, "held" + std::to_string(calls_), block_fn, blocks_done);
-    std::vector<FixedFitOutcome> out;
+    std::vector<HeldFit> out;
     out.reserve(probs.size());
     for (const auto& b : blocks) out.insert(out.end(), b.begin(), b.end());
     if (out.size() != probs.size())
@@ -144,10 +145,10 @@ std::vector<FixedFitOutcome> FixedFits::run_blocks(const std::vector<FixedFitPro
     return out;
 }
 
-std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vector<FixedFitProblem>& problems,
+std::vector<HeldFit> HeldFits::solve(const Model& model, const std::vector<HeldFitProblem>& problems,
                                               int threads, const ProgressFn& progress) {
-    std::vector<FixedFitProblem> probs = problems;
-    std::vector<FixedFitOutcome> out(probs.size());
+    std::vector<HeldFitProblem> probs = problems;
+    std::vector<HeldFit> out(probs.size());
     std::vector<std::size_t> single;
     std::vector<std::vector<double>> batch_ends(probs.size());
     if (options_.batched && !probs.empty()) {
@@ -155,19 +156,19 @@ std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vec
         const bool own = &model == &model_;
         const BoundLikelihood data_t = own ? data_t_ : model.bind(data_);
         Problem p = own ? problem_ : make_problem(model, data_t, config_);
-        std::vector<PinnedStart> starts(probs.size());
+        std::vector<HeldStart> starts(probs.size());
         for (std::size_t k = 0; k < probs.size(); ++k) {
             starts[k].y = p.to_y(probs[k].start);
             for (std::size_t a = 0; a < p.nfree(); ++a) starts[k].y[a] = std::clamp(starts[k].y[a], p.lo[a], p.hi[a]);
-            for (const auto& [i, v] : probs[k].fixed) {
+            for (const auto& [i, v] : probs[k].held) {
                 auto it = std::find(p.free.begin(), p.free.end(), static_cast<int>(i));
-                if (it != p.free.end()) starts[k].pinned.emplace_back(static_cast<std::size_t>(it - p.free.begin()), v);
+                if (it != p.free.end()) starts[k].held.emplace_back(static_cast<std::size_t>(it - p.free.begin()), v);
             }
         }
         // A thousand times below the fits' tolerance: an edm of 1e-9 still allows the POI to be 4e-5 of its
         // uncertainty off, a thousandth of a small impact; the last steps of the batch are cheap.
         const double tol = 1e-3 * (options_.fit.tolerance > 0 ? options_.fit.tolerance : default_tolerance(model));
-        auto sol = solve_pinned_batch(model, data_t, p, cov_y_, starts, tol);
+        auto sol = solve_held_batch(model, data_t, p, cov_y_, starts, tol);
         // The batch's own stop rule rests on an approximate inverse Hessian (the free fit's, updated by its
         // steps), which a point far from the free minimum can make wrong: every problem it calls converged is
         // finished as a single fit is, and one that does not converge there is refitted alone.
@@ -189,9 +190,9 @@ std::vector<FixedFitOutcome> FixedFits::solve(const Model& model, const std::vec
     return out;
 }
 
-void FixedFits::finish_all(const Model& model, const BoundLikelihood& data_t, int threads,
-                           const std::vector<FixedFitProblem>& probs, const std::vector<PinnedSolution>& sol,
-                           std::vector<FixedFitOutcome>& out, std::vector<char>& finished) {
+void HeldFits::finish_all(const Model& model, const BoundLikelihood& data_t, int threads,
+                           const std::vector<HeldFitProblem>& probs, const std::vector<HeldSolution>& sol,
+                           std::vector<HeldFit>& out, std::vector<char>& finished) {
     // Problems that hold the same parameters share the polish's Hessians (hints), in runs of at most kHintRun
     // consecutive ones with hints of their own: a run is the unit dealt to threads, and what a problem finds
     // among the hints depends only on the problems before it in its run, so the results depend neither on the
@@ -203,7 +204,7 @@ void FixedFits::finish_all(const Model& model, const BoundLikelihood& data_t, in
         for (std::size_t k = 0; k < probs.size(); ++k) {
             if (!sol[k].converged) continue;
             std::vector<std::int64_t> held;
-            for (const auto& [i, v] : probs[k].fixed) held.push_back(static_cast<std::int64_t>(i));
+            for (const auto& [i, v] : probs[k].held) held.push_back(static_cast<std::int64_t>(i));
             std::sort(held.begin(), held.end());
             auto it = std::find_if(open.begin(), open.end(), [&](const auto& e) { return e.first == held; });
             if (it == open.end()) {
@@ -244,21 +245,21 @@ void FixedFits::finish_all(const Model& model, const BoundLikelihood& data_t, in
         if (e) std::rethrow_exception(e);
 }
 
-std::vector<double> FixedFits::free_with(const FixedValues& fixed) const {
+std::vector<double> HeldFits::free_with(const HeldValues& held) const {
     std::vector<double> x = free_.bestfit;
-    for (const auto& [i, v] : fixed) x[static_cast<std::size_t>(i)] = v;
+    for (const auto& [i, v] : held) x[static_cast<std::size_t>(i)] = v;
     return x;
 }
 
-std::vector<std::vector<double>> FixedFits::known_starts(const FixedFitProblem& pr) const {
+std::vector<std::vector<double>> HeldFits::known_starts(const HeldFitProblem& pr) const {
     std::vector<std::vector<double>> out = options_.fit.other_starts;
-    out.push_back(free_with(pr.fixed));
+    out.push_back(free_with(pr.held));
     return out;
 }
 
-FitConfig FixedFits::held_config(const FixedValues& fixed) const {
+FitConfig HeldFits::held_config(const HeldValues& held) const {
     FitConfig c = config_;
-    for (const auto& [i, v] : fixed) {
+    for (const auto& [i, v] : held) {
         const auto k = static_cast<std::size_t>(i);
         c.fixed[k] = true;
         c.init[k] = v;
@@ -267,117 +268,9 @@ FitConfig FixedFits::held_config(const FixedValues& fixed) const {
     return c;
 }
 
-bool FixedFits::finish_batched(const Model& model, const BoundLikelihood& data_t, const FixedFitProblem& pr,
-                               const PinnedSolution& sol, HessianHints* hints, FixedFitOutcome& o) const {
-    const double tol = options_.fit.tolerance > 0 ? options_.fit.tolerance : default_tolerance(model);
-    Problem hp = make_problem(model, data_t, held_config(pr.fixed));
-    std::vector<double> y = hp.to_y(sol.x);
-    for (std::size_t a = 0; a < hp.nfree(); ++a) y[a] = std::clamp(y[a], hp.lo[a], hp.hi[a]);
-    double f = 0.0;
-    NewtonOutcome newton;
-    bool by_free_curvature = false;
-    if (hp.nfree() == 0) {
-        newton.converged = true;
-        newton.edm = 0.0;
-        f = hp.nll(y, nullptr);
-    } else {
-        // Near the free minimum the free fit's Hessian is as good a stand-in for the one at y as a Hessian of this
-        // batch's other problems is (the polish's hints: a parameter held one sigma up and one sigma down are two
-        // sigma apart): on the exact gradient at y, an edm that stays far inside the tolerance on that curvature
-        // needs no finite-difference Hessian. Anywhere else, the single fit's polish and limits (30 iterations),
-        // from the batch's end point.
-        std::vector<double> g;
-        f = hp.nll(y, &g);
-        const double edm = std::isfinite(f) ? free_curvature_edm(hp, y, g, pr.fixed) : HUGE_VAL;
-        if (edm < 0.01 * tol) {
-            newton.converged = true;
-            newton.edm = edm;
-            by_free_curvature = true;
-        } else {
-            newton = newton_polish(hp, y, f, tol, 30, hints);
-        }
-    }
-    if (!newton.converged || !std::isfinite(f)) return false;
-    // The basin search's budget is a multiple of what the local fit cost: here the batch's evaluations of this
-    // problem and one Hessian, whether or not the polish needed one.
-    hp.n_eval = std::max<std::int64_t>(hp.n_eval, sol.evaluations + static_cast<std::int64_t>(hp.nfree()) + 1);
-    BasinSearch search;
-    if (options_.fit.basin_search && options_.fit.polish && hp.nfree() > 0)
-        search = search_basins(model, hp, y, f, newton, tol, known_starts(pr));
-    std::vector<double> g, pg;
-    f = hp.nll(y, &g);
-    if (!std::isfinite(f)) return false;
-    project_gradient(y, g, hp.lo, hp.hi, pg);
-    double pg_max = 0.0;
-    for (double v : pg) pg_max = std::max(pg_max, std::fabs(v));
-    o.bestfit = hp.to_x(y);
-    for (const auto& [i, v] : pr.fixed) o.bestfit[static_cast<std::size_t>(i)] = v;
-    o.twice_nll = 2.0 * f;
-    o.converged = true;
-    o.batched = true;
-    std::ostringstream os;
-    os.precision(3);
-    os << "converged (batched, " << sol.iterations << " iterations, then "
-       << (by_free_curvature && !search.moved ? "the free fit's curvature" : "Newton") << "): edm " << newton.edm << " < " << tol
-       << ", max projected gradient " << pg_max;
-    if (search.candidates > 0)
-        os << "; lowest of " << search.candidates + 1 << " starts"
-           << (search.moved ? " (in another basin than the batch's)" : "");
-    if (search.skipped > 0) os << "; " << search.skipped << " starts left out at the basin search's budget";
-    o.reason = os.str();
-    return true;
-}
-
-double FixedFits::free_curvature_edm(const Problem& hp, const std::vector<double>& y, const std::vector<double>& g,
-                                     const FixedValues& fixed) const {
-    // Only within two of the free fit's widths of its minimum (the reach of a hint between a parameter's up and
-    // down shifts), in every parameter.
-    constexpr double kNear = 2.0;
-    if (!cov_resolved_) return HUGE_VAL;
-    std::vector<double> x = hp.to_x(y);
-    for (const auto& [i, v] : fixed) x[static_cast<std::size_t>(i)] = v;
-    if (!(scaled_distance(x, free_.bestfit) <= kNear)) return HUGE_VAL;
-    const Problem& p = problem_;
-    const std::size_t f = p.nfree();
-    // q: the projected gradient in the free problem's variables (same scales), zero on the held and bound-active
-    // parameters (the set A); edm = 0.5 (q.C q - r_A.C_AA^-1 r_A) with r = C q.
-    std::vector<double> q(f, 0.0);
-    std::vector<char> in_a(f, 1);
-    for (std::size_t a = 0; a < hp.nfree(); ++a) {
-        auto it = std::find(p.free.begin(), p.free.end(), hp.free[a]);
-        if (it == p.free.end()) return HUGE_VAL;
-        const auto b = static_cast<std::size_t>(it - p.free.begin());
-        const bool at_lo = y[a] <= hp.lo[a] && g[a] > 0.0;
-        const bool at_hi = y[a] >= hp.hi[a] && g[a] < 0.0;
-        if (at_lo || at_hi) continue;
-        in_a[b] = 0;
-        q[b] = g[a];
-    }
-    std::vector<double> r(f, 0.0);
-    for (std::size_t a = 0; a < f; ++a)
-        for (std::size_t b = 0; b < f; ++b) r[a] += cov_y_[a * f + b] * q[b];
-    double edm = dot(q.data(), r.data(), f);
-    std::vector<std::size_t> A;
-    for (std::size_t a = 0; a < f; ++a)
-        if (in_a[a]) A.push_back(a);
-    if (!A.empty()) {
-        const std::size_t m = A.size();
-        std::vector<double> caa(m * m), factor, ra(m);
-        for (std::size_t i = 0; i < m; ++i) {
-            ra[i] = r[A[i]];
-            for (std::size_t j = 0; j < m; ++j) caa[i * m + j] = cov_y_[A[i] * f + A[j]];
-        }
-        if (shifted_cholesky(caa, m, factor) != 0.0) return HUGE_VAL;
-        const auto w = cholesky_solve(factor, m, ra);
-        edm -= dot(ra.data(), w.data(), m);
-    }
-    edm *= 0.5;
-    return std::isfinite(edm) && edm >= 0.0 ? edm : HUGE_VAL;
-}
-
-void FixedFits::run_single(const Model& model, int threads, const std::vector<FixedFitProblem>& problems,
+void HeldFits::run_single(const Model& model, int threads, const std::vector<HeldFitProblem>& problems,
                            const std::vector<std::vector<double>>& batch_ends, const std::vector<std::size_t>& which,
-                           std::vector<FixedFitOutcome>& out,
+                           std::vector<HeldFit>& out,
                            std::int64_t done_before, const ProgressFn& progress) {
     int nthreads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
     nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(which.size())));
@@ -385,10 +278,10 @@ void FixedFits::run_single(const Model& model, int threads, const std::vector<Fi
     if (&model != &model_) nthreads = 1;
     while (static_cast<int>(workers_.size()) < nthreads - 1) workers_.push_back(model_.clone());
 
-    auto fit_one = [&](const Model& m, const FixedFitProblem& pr, const std::vector<double>& batch_end,
-                       FixedFitOutcome& o) {
+    auto fit_one = [&](const Model& m, const HeldFitProblem& pr, const std::vector<double>& batch_end,
+                       HeldFit& o) {
         try {
-            const FitConfig c = held_config(pr.fixed);
+            const FitConfig c = held_config(pr.held);
             FitOptions fo = options_.fit;
             fo.uncertainties = false;
             fo.start = pr.start;
@@ -396,10 +289,10 @@ void FixedFits::run_single(const Model& model, int threads, const std::vector<Fi
             // yields far out on a scan): the free fit's minimum with the held values is the start then.
             if (!std::isfinite(m.logpdf(pr.start, data_))) {
                 fo.start = free_.bestfit;
-                for (const auto& [i, v] : pr.fixed) fo.start[static_cast<std::size_t>(i)] = v;
+                for (const auto& [i, v] : pr.held) fo.start[static_cast<std::size_t>(i)] = v;
             }
             if (!batch_end.empty()) fo.other_starts.push_back(batch_end);
-            fo.other_starts.push_back(free_with(pr.fixed));
+            fo.other_starts.push_back(free_with(pr.held));
             FitResult r = fit(m, data_, c, fo);
             o.bestfit = std::move(r.bestfit);
             o.twice_nll = r.twice_nll;
@@ -429,8 +322,8 @@ void FixedFits::run_single(const Model& model, int threads, const std::vector<Fi
     for (auto& th : pool) th.join();
 }
 
-bool FixedFits::free_fit_improved(const std::vector<FixedFitOutcome>& outcomes) {
-    const FixedFitOutcome* lowest = nullptr;
+bool HeldFits::free_fit_improved(const std::vector<HeldFit>& outcomes) {
+    const HeldFit* lowest = nullptr;
     for (const auto& o : outcomes)
         if (std::isfinite(o.twice_nll) && (!lowest || o.twice_nll < lowest->twice_nll)) lowest = &o;
     // Beyond the fits' own tolerance (edm 1e-9 in NLL) and the likelihood's rounding.

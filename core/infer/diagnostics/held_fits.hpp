@@ -1,6 +1,6 @@
 // Fits with some parameters held at given values, around a free fit: what ranking, profile scans and intervals
 // are made of. Each starts at the linear prediction of the free fit's covariance (the other parameters move by
-// C[:, fixed] C[fixed, fixed]^-1 times the fixed parameters' shift), which is within rounding of the answer for
+// C[:, held] C[held, held]^-1 times the held parameters' shift), which is within rounding of the answer for
 // small shifts. They run as one batched fit (see held_batch.cpp), then alone with fit() where the batch
 // did not converge (or all alone when batching is off), on worker threads with their own model copies.
 #pragma once
@@ -13,61 +13,43 @@
 
 #include "hfcore/diagnostics.hpp"
 #include "infer/diagnostics/parameter_lookup.hpp"
+#include "infer/minimize/held_batch.hpp"
 #include "infer/minimize/problem.hpp"
 
 namespace hf::infer::detail {
 
-using FixedValues = std::vector<std::pair<std::int64_t, double>>;  // parameter index, value
+using HeldValues = std::vector<std::pair<std::int64_t, double>>;  // parameter index, value
 
-struct FixedFitProblem {
-    FixedValues fixed;
+struct HeldFitProblem {
+    HeldValues held;
     std::vector<double> start;  // all parameters; empty = the linear prediction from the free fit
 };
 
-using FixedFitOutcome = HeldFit;
 
-// One batched solve of K fixed fits in the scaled variables of `p` (which frees every parameter the
-// configuration does not fix), preconditioned by cov_y, the free fit's inverse Hessian in those variables [F, F].
-struct PinnedStart {
-    std::vector<std::pair<std::size_t, double>> pinned;  // (index among p.free, value in x)
-    std::vector<double> y;                               // start, [F]
-};
-struct PinnedSolution {
-    std::vector<double> x;  // all parameters
-    double f = 0.0;         // NLL
-    double edm = 0.0;
-    bool converged = false;
-    int iterations = 0;
-    std::int64_t evaluations = 0;  // of this problem's NLL and gradient
-};
-std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLikelihood& data, Problem& p,
-                                               const std::vector<double>& cov_y,
-                                               const std::vector<PinnedStart>& problems, double tol);
-
-class FixedFits {
+class HeldFits {
 public:
     // Runs the free fit (with uncertainties) unless `free_fit` is given with them.
-    FixedFits(const Model& model, const std::vector<double>& data, const DiagnosticOptions& options,
+    HeldFits(const Model& model, const std::vector<double>& data, const DiagnosticOptions& options,
               const FitResult* free_fit = nullptr);
-    ~FixedFits();
+    ~HeldFits();
 
     const FitConfig& config() const { return config_; }  // resolved
     const FitResult& free_fit() const { return free_; }
     const std::vector<std::string>& names() const { return names_; }
 
-    // The start of a fit with `fixed` held: `base` (default: the free fit's minimum) moved along the free fit's
-    // covariance by the fixed parameters' shift from their values in `base`, within bounds.
-    std::vector<double> predicted_start(const FixedValues& fixed, const std::vector<double>* base = nullptr) const;
+    // The start of a fit with `held` at their values: `base` (default: the free fit's minimum) moved along the free
+    // fit's covariance by the held parameters' shift from their values in `base`, within bounds.
+    std::vector<double> predicted_start(const HeldValues& held, const std::vector<double>* base = nullptr) const;
 
-    std::vector<FixedFitOutcome> run(const std::vector<FixedFitProblem>& problems);
+    std::vector<HeldFit> run(const std::vector<HeldFitProblem>& problems);
 
     // The largest difference between two parameter points in units of the parameters' widths (the free
     // fit's uncertainties).
     double scaled_distance(const std::vector<double>& a, const std::vector<double>& b) const;
 
-    // The global-minimum rule: a fixed fit is never below the free fit. When one is (by more than rounding),
+    // The global-minimum rule: a held fit is never below the free fit. When one is (by more than rounding),
     // the free fit is redone from the lowest such point and true is returned: the caller starts again.
-    bool free_fit_improved(const std::vector<FixedFitOutcome>& outcomes);
+    bool free_fit_improved(const std::vector<HeldFit>& outcomes);
 
     std::int64_t n_batched = 0, n_single = 0;
     int restarts = 0;
@@ -75,42 +57,43 @@ public:
 private:
     void set_free_fit(FitResult r);
     // Problems with their starts filled in.
-    std::vector<FixedFitProblem> with_starts(const std::vector<FixedFitProblem>& problems) const;
+    std::vector<HeldFitProblem> with_starts(const std::vector<HeldFitProblem>& problems) const;
     // `probs` on `model` (this object's or a worker's): one batched fit, then alone with fit() where the batch
     // did not converge (on `threads` threads, worker t > 0 on workers_[t - 1], when `model` is this one's).
-    std::vector<FixedFitOutcome> solve(const Model& model, const std::vector<FixedFitProblem>& probs, int threads,
+    std::vector<HeldFit> solve(const Model& model, const std::vector<HeldFitProblem>& probs, int threads,
                                        const ProgressFn& progress);
     // run() through options_.held_runner: blocks of options_.held_block problems.
-    std::vector<FixedFitOutcome> run_blocks(const std::vector<FixedFitProblem>& probs);
+    std::vector<HeldFit> run_blocks(const std::vector<HeldFitProblem>& probs);
     // The free fit's minimum with the held parameters at their values: one more start of every held fit's basin
     // search (a start moved along the covariance far from the minimum can lead a descent into a higher basin than
     // this one does: random_workspace.py seeds 10 and 13 with --channels 2 --bins 3 --samples 3).
-    std::vector<double> free_with(const FixedValues& fixed) const;
+    std::vector<double> free_with(const HeldValues& held) const;
     // The given starts of a held fit's basin search: FitOptions::other_starts and free_with(the held values).
-    std::vector<std::vector<double>> known_starts(const FixedFitProblem& pr) const;
-    // The configuration of a fit with `fixed` held: the resolved one with those parameters fixed at their values.
-    FitConfig held_config(const FixedValues& fixed) const;
+    std::vector<std::vector<double>> known_starts(const HeldFitProblem& pr) const;
+    // The configuration of a fit with `held` at their values: the resolved one with those parameters fixed
+    // (FitConfig::fixed) at their values.
+    FitConfig held_config(const HeldValues& held) const;
     // A problem the batch says converged at `x`, finished as a single fit finishes: the Newton polish that
     // decides convergence (exact gradient projected on the bounds, finite-difference Hessian; `hints` are the
     // Hessians of this batch's other problems), then the single fit's basin search. False (and `o` untouched)
     // when the polish does not converge there: the problem is refitted alone.
-    bool finish_batched(const Model& model, const BoundLikelihood& data_t, const FixedFitProblem& pr,
-                        const PinnedSolution& sol, HessianHints* hints, FixedFitOutcome& o) const;
+    bool finish_batched(const Model& model, const BoundLikelihood& data_t, const HeldFitProblem& pr,
+                        const HeldSolution& sol, HessianHints* hints, HeldFit& o) const;
     // The edm of the held problem `hp` at y (exact gradient g) on the free fit's curvature: 0.5 pg.M pg with M the
     // free fit's covariance conditioned on the held and bound-active parameters (the inverse of the free
     // Hessian's block of the others). Infinity where that curvature cannot stand in for the Hessian at y.
     double free_curvature_edm(const Problem& hp, const std::vector<double>& y, const std::vector<double>& g,
-                              const FixedValues& fixed) const;
+                              const HeldValues& held) const;
     // finish_batched for every problem the batch says converged, on `threads` threads (worker t > 0 on
     // workers_[t - 1], when `model` is this one's); finished[k] says which were.
     void finish_all(const Model& model, const BoundLikelihood& data_t, int threads,
-                    const std::vector<FixedFitProblem>& probs, const std::vector<PinnedSolution>& sol,
-                    std::vector<FixedFitOutcome>& out, std::vector<char>& finished);
+                    const std::vector<HeldFitProblem>& probs, const std::vector<HeldSolution>& sol,
+                    std::vector<HeldFit>& out, std::vector<char>& finished);
     // Fits problems[which[i]] alone with fit() on `model`, on `threads` threads, into out[which[i]];
     // batch_ends[which[i]] (when not empty: where the batch stopped) is one more start of its basin search.
-    void run_single(const Model& model, int threads, const std::vector<FixedFitProblem>& problems,
+    void run_single(const Model& model, int threads, const std::vector<HeldFitProblem>& problems,
                     const std::vector<std::vector<double>>& batch_ends,
-                    const std::vector<std::size_t>& which, std::vector<FixedFitOutcome>& out,
+                    const std::vector<std::size_t>& which, std::vector<HeldFit>& out,
                     std::int64_t done_before, const ProgressFn& progress);
 
     const Model& model_;

@@ -20,7 +20,7 @@ struct FreeFitImproved {};
 
 class ProfileOfOne {
 public:
-    ProfileOfOne(detail::FixedFits& ff, std::size_t index) : ff_(ff), index_(index) {}
+    ProfileOfOne(detail::HeldFits& ff, std::size_t index) : ff_(ff), index_(index) {}
 
     // sqrt(max(2 Delta NLL, 0)) - 1 at v.
     double operator()(double v) {
@@ -34,7 +34,7 @@ public:
                 dist = std::fabs(v - u);
                 base = &x;
             }
-        const detail::FixedValues fixed{{static_cast<std::int64_t>(index_), v}};
+        const detail::HeldValues fixed{{static_cast<std::int64_t>(index_), v}};
         auto out = ff_.run({{fixed, ff_.predicted_start(fixed, base)}});
         ++n_fits;
         if (ff_.restarts < 2 && ff_.free_fit_improved(out)) throw FreeFitImproved{};
@@ -54,7 +54,7 @@ public:
     std::string reason;
 
 private:
-    detail::FixedFits& ff_;
+    detail::HeldFits& ff_;
     std::size_t index_;
     std::map<double, double> cache_;
     std::vector<std::pair<double, std::vector<double>>> points_;
@@ -110,7 +110,7 @@ std::vector<MinosInterval> minos(const Model& model, const std::vector<double>& 
         if (opts.config.fixed[i]) throw InputError("minos", n, "the parameter is fixed in the fit; it has no interval");
         idx.push_back(i);
     }
-    detail::FixedFits ff(model, data, opts, free_fit);
+    detail::HeldFits ff(model, data, opts, free_fit);
     for (;;) {
         std::vector<MinosInterval> out;
         try {

@@ -98,36 +98,36 @@ std::pair<std::optional<double>, std::optional<double>> crossings(const std::vec
 // The grid's points fitted in rings of one standard deviation around the free fit's minimum, outward: the
 // innermost ring starts from the free fit's linear prediction, every later one from the nearest point already
 // fitted (moved along the covariance), so that far points start next to their answer. Each ring is one batch.
-template <class FixedAt>
-std::vector<detail::FixedFitOutcome> outward_from_minimum(detail::FixedFits& ff, const std::vector<Axis>& axes,
-                                                          std::size_t npts, const FixedAt& fixed_at) {
+template <class HeldAt>
+std::vector<HeldFit> outward_from_minimum(detail::HeldFits& ff, const std::vector<Axis>& axes,
+                                                          std::size_t npts, const HeldAt& held_at) {
     const FitResult& free = ff.free_fit();
     // Distance of every point from the minimum in units of each scanned parameter's uncertainty.
-    auto scaled = [&](const detail::FixedValues& f, std::size_t a) {
+    auto scaled = [&](const detail::HeldValues& f, std::size_t a) {
         const auto i = static_cast<std::size_t>(f[a].first);
         const double w = free.uncertainties[i] > 0 ? free.uncertainties[i] : 1.0;
         return (f[a].second - free.bestfit[i]) / w;
     };
     std::vector<double> dist(npts, 0.0);
     for (std::size_t j = 0; j < npts; ++j) {
-        const auto f = fixed_at(j);
+        const auto f = held_at(j);
         for (std::size_t a = 0; a < axes.size(); ++a) dist[j] = std::max(dist[j], std::fabs(scaled(f, a)));
     }
-    std::vector<detail::FixedFitOutcome> out(npts);
+    std::vector<HeldFit> out(npts);
     std::vector<std::size_t> done;
     for (int ring = 0; done.size() < npts; ++ring) {
         std::vector<std::size_t> members;
         for (std::size_t j = 0; j < npts; ++j)
             if (dist[j] < ring + 1 && (ring == 0 || dist[j] >= ring)) members.push_back(j);
         if (members.empty()) continue;
-        std::vector<detail::FixedFitProblem> problems;
+        std::vector<detail::HeldFitProblem> problems;
         for (std::size_t j : members) {
-            const auto f = fixed_at(j);
-            const detail::FixedFitOutcome* near = nullptr;
+            const auto f = held_at(j);
+            const HeldFit* near = nullptr;
             double best_d = std::numeric_limits<double>::infinity();
             for (std::size_t k : done) {
                 if (!out[k].converged) continue;
-                const auto g = fixed_at(k);
+                const auto g = held_at(k);
                 double d = 0.0;
                 for (std::size_t a = 0; a < axes.size(); ++a) d = std::max(d, std::fabs(scaled(f, a) - scaled(g, a)));
                 if (d < best_d) {
@@ -146,7 +146,7 @@ std::vector<detail::FixedFitOutcome> outward_from_minimum(detail::FixedFits& ff,
     return out;
 }
 
-// FixedFits reports progress per batch; a profile runs many batches (rings, sweeps, restarts). The user sees
+// HeldFits reports progress per batch; a profile runs many batches (rings, sweeps, restarts). The user sees
 // one count over all of them, against the grid's size until more fits than that are needed.
 ProgressFn across_batches(ProgressFn user, std::int64_t planned) {
     if (!user) return user;
@@ -175,8 +175,8 @@ ProfileResult profile_scan(const Model& model, const std::vector<double>& data, 
     const std::size_t n0 = axes[0].values.size(), n1 = axes.size() > 1 ? axes[1].values.size() : 1;
     const std::size_t npts = n0 * n1;
     opts.progress = across_batches(options.progress, static_cast<std::int64_t>(npts));
-    auto fixed_at = [&](std::size_t j) {
-        detail::FixedValues f{{static_cast<std::int64_t>(axes[0].index), axes[0].values[j / n1]}};
+    auto held_at = [&](std::size_t j) {
+        detail::HeldValues f{{static_cast<std::int64_t>(axes[0].index), axes[0].values[j / n1]}};
         if (axes.size() > 1) f.emplace_back(static_cast<std::int64_t>(axes[1].index), axes[1].values[j % n1]);
         return f;
     };
@@ -190,25 +190,25 @@ ProfileResult profile_scan(const Model& model, const std::vector<double>& data, 
         return nb;
     };
 
-    detail::FixedFits ff(model, data, opts);
+    detail::HeldFits ff(model, data, opts);
     ProfileResult r;
-    std::vector<detail::FixedFitOutcome> best;
+    std::vector<HeldFit> best;
     for (;;) {
-        best = outward_from_minimum(ff, axes, npts, fixed_at);
+        best = outward_from_minimum(ff, axes, npts, held_at);
         // Along the grid: each point again from its neighbours' minima, until no point improves.
         for (int sweep = 0; sweep < 4; ++sweep) {
-            std::vector<detail::FixedFitProblem> again;
+            std::vector<detail::HeldFitProblem> again;
             std::vector<std::size_t> target;
             for (std::size_t j = 0; j < npts; ++j)
                 for (std::size_t k : neighbours(j)) {
                     if (best[k].bestfit.empty() || !std::isfinite(best[k].twice_nll)) continue;
-                    auto start = ff.predicted_start(fixed_at(j), &best[k].bestfit);
+                    auto start = ff.predicted_start(held_at(j), &best[k].bestfit);
                     // A neighbour in the same basin (its minimum, moved to this point, lands on this point's
                     // minimum) has nothing to offer; one in another basin is tried.
                     if (std::isfinite(best[j].twice_nll) && best[j].converged &&
                         ff.scaled_distance(start, best[j].bestfit) < 0.2)
                         continue;
-                    again.push_back({fixed_at(j), std::move(start)});
+                    again.push_back({held_at(j), std::move(start)});
                     target.push_back(j);
                 }
             if (again.empty()) break;
@@ -243,7 +243,7 @@ ProfileResult profile_scan(const Model& model, const std::vector<double>& data, 
     r.converged = r.free_fit.converged;
     for (std::size_t j = 0; j < npts; ++j) {
         ProfilePoint pt;
-        for (const auto& [i, v] : fixed_at(j)) pt.values.push_back(v);
+        for (const auto& [i, v] : held_at(j)) pt.values.push_back(v);
         pt.twice_nll = best[j].twice_nll;
         pt.delta_twice_nll = best[j].twice_nll - r.twice_nll_min;
         pt.converged = best[j].converged;

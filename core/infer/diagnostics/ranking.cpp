@@ -38,12 +38,12 @@ RankingResult ranking(const Model& model, const std::vector<double>& data, const
 
     RankingOptions opts = options;
     opts.config = cfg;
-    detail::FixedFits ff(model, data, opts);
+    detail::HeldFits ff(model, data, opts);
     for (;;) {
         const FitResult& free = ff.free_fit();
         const auto sigma = detail::reported_uncertainties(model, data, free, cfg, options.uncertainties).uncertainties;
         r.ranking.clear();
-        std::vector<detail::FixedFitProblem> problems;
+        std::vector<detail::HeldFitProblem> problems;
         std::vector<std::pair<std::size_t, int>> slot;  // (entry, which impact) of every problem
         for (std::size_t i = 0; i < np; ++i) {
             if (i == poi) continue;

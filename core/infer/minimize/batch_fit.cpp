@@ -80,7 +80,7 @@ struct State {
     int stall = 0;
     int steps = 0;                 // accepted steps
     bool fixed_curvature = true;  // h0 as the recursion's initial matrix (see the line search)
-    detail::LocalFisher own;       // this problem's own curvature, once taken (it then replaces h0)
+    detail::OwnFisher own;       // this problem's own curvature, once taken (it then replaces h0)
     bool own_taken = false;
     // A minimum this problem already has from another start (batch_fit_known; its point in scaled variables, for
     // the distance test), and whether the descent reached it (the result is then that minimum, as given).
@@ -428,7 +428,7 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
         if (!to_take.empty()) {
             ys.clear();
             for (int k : to_take) ys.push_back(&st[k].y);
-            auto taken = detail::LocalFisher::at(model, p, ys);
+            auto taken = detail::OwnFisher::at(model, p, ys);
             for (std::size_t j = 0; j < to_take.size(); ++j) st[to_take[j]].own = std::move(taken[j]);
             to_take.clear();
         }

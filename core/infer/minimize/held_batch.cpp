@@ -1,7 +1,7 @@
-// K fits of one likelihood, each with its own parameters held fixed ("pinned"), in lockstep: one
+// K fits of one likelihood, each with some of its parameters held at given values, in lockstep: one
 // Model::logpdf evaluation of every running problem per step. Projected L-BFGS whose initial inverse Hessian
 // is the free fit's covariance restricted to the problem's free parameters,
-//     M = C_FF - C_FA C_AA^-1 C_AF      (A = pinned and bound-active parameters, F = the rest),
+//     M = C_FF - C_FA C_AA^-1 C_AF      (A = held and bound-active parameters, F = the rest),
 // the exact inverse of the Hessian block H_FF at the free minimum (Schur complement), so that a fit displaced
 // by a fraction of a standard deviation converges in a few steps, and far ones still take Newton-sized steps.
 // Convergence: the quasi-Newton estimate of the remaining NLL decrease, 0.5 g^T B g with B the inverse-Hessian
@@ -13,7 +13,7 @@
 
 #include "hfcore/backend.hpp"
 #include "infer/minimize/dense.hpp"
-#include "infer/diagnostics/held_fits.hpp"
+#include "infer/minimize/held_batch.hpp"
 
 namespace hf::infer::detail {
 
@@ -22,11 +22,11 @@ namespace {
 constexpr std::size_t kMemory = 8;
 constexpr int kMaxIterations = 300;
 
-struct PinnedState {
+struct HeldState {
     std::vector<double> y, g, d;
     double f = 0.0;
-    std::vector<char> pinned;  // [F]
-    std::vector<char> active;  // pinned or at a bound with the gradient pushing outward
+    std::vector<char> held;  // [F]
+    std::vector<char> active;  // held or at a bound with the gradient pushing outward
     std::vector<std::size_t> active_list;
     std::vector<double> caa_factor;  // Cholesky factor of C_AA
     std::deque<std::vector<double>> s_mem, y_mem;
@@ -38,21 +38,21 @@ struct PinnedState {
     int status = 0;  // 0 running, 1 converged, 2 failed
 };
 
-class PinnedSolver {
+class HeldSolver {
 public:
-    PinnedSolver(const Model& model, const BoundLikelihood& data, Problem& p, const std::vector<double>& cov)
+    HeldSolver(const Model& model, const BoundLikelihood& data, Problem& p, const std::vector<double>& cov)
         : model_(model), data_(data), p_(p), cov_(cov), f_(p.nfree()) {}
 
-    // The parameters of state k: the scaled point, with the pinned ones at their exact values.
-    std::vector<double> to_x(const std::vector<double>& y, const PinnedStart& start) const {
+    // The parameters of state k: the scaled point, with the held ones at their exact values.
+    std::vector<double> to_x(const std::vector<double>& y, const HeldStart& start) const {
         std::vector<double> x = p_.to_x(y);
-        for (const auto& [a, v] : start.pinned) x[static_cast<std::size_t>(p_.free[a])] = v;
+        for (const auto& [a, v] : start.held) x[static_cast<std::size_t>(p_.free[a])] = v;
         return x;
     }
 
     // NLL and scaled gradients of the points ys (one per listed problem).
     void evaluate(const std::vector<std::size_t>& idx, const std::vector<const std::vector<double>*>& ys,
-                  const std::vector<PinnedStart>& starts, std::vector<double>& f, std::vector<double>& g) {
+                  const std::vector<HeldStart>& starts, std::vector<double>& f, std::vector<double>& g) {
         auto& be = *model_.backend();
         const auto n = static_cast<std::int64_t>(idx.size());
         const std::int64_t np = model_.n_pars();
@@ -74,10 +74,10 @@ public:
     }
 
     // Active set and the Cholesky factor of C_AA for state s at its current point.
-    void update_active(PinnedState& s) const {
-        s.active = s.pinned;
+    void update_active(HeldState& s) const {
+        s.active = s.held;
         for (std::size_t a = 0; a < f_; ++a) {
-            if (s.pinned[a]) continue;
+            if (s.held[a]) continue;
             const bool at_lo = s.y[a] <= p_.lo[a] && s.g[a] > 0.0;
             const bool at_hi = s.y[a] >= p_.hi[a] && s.g[a] < 0.0;
             s.active[a] = at_lo || at_hi;
@@ -88,7 +88,7 @@ public:
     // Components at a bound whose step d leads out of the box join the active set (their pg zeroed): clamped
     // away, they would leave a projected step that need not descend (the correlations in B turn d outward
     // where the gradient alone points inward). True when any did.
-    bool hold_outward(PinnedState& s, std::vector<double>& pg) const {
+    bool hold_outward(HeldState& s, std::vector<double>& pg) const {
         bool any = false;
         for (std::size_t a = 0; a < f_; ++a) {
             if (s.active[a]) continue;
@@ -102,7 +102,7 @@ public:
         return any;
     }
 
-    void factor_active(PinnedState& s) const {
+    void factor_active(HeldState& s) const {
         s.active_list.clear();
         for (std::size_t a = 0; a < f_; ++a)
             if (s.active[a]) s.active_list.push_back(a);
@@ -114,7 +114,7 @@ public:
     }
 
     // M q for q zero on the active set (the result is too).
-    std::vector<double> apply_m(const PinnedState& s, const std::vector<double>& q) const {
+    std::vector<double> apply_m(const HeldState& s, const std::vector<double>& q) const {
         std::vector<double> r(f_, 0.0);
         for (std::size_t a = 0; a < f_; ++a) {
             if (q[a] == 0.0) continue;
@@ -139,7 +139,7 @@ public:
     }
 
     // L-BFGS two-loop recursion on the free components with M as the initial inverse Hessian.
-    std::vector<double> direction(const PinnedState& s, const std::vector<double>& pg) const {
+    std::vector<double> direction(const HeldState& s, const std::vector<double>& pg) const {
         std::vector<double> q = pg;
         auto masked_dot = [&](const std::vector<double>& u, const std::vector<double>& v) {
             double r = 0.0;
@@ -174,7 +174,7 @@ private:
 
 // The longest step along s.d that keeps every free component inside its bounds (0 if one at a bound is turned
 // out of the box: hold_outward keeps those out of d).
-double step_to_box(const PinnedState& s, std::size_t nf, const Problem& p) {
+double step_to_box(const HeldState& s, std::size_t nf, const Problem& p) {
     double t = std::numeric_limits<double>::infinity();
     for (std::size_t a = 0; a < nf; ++a) {
         if (s.active[a] || s.d[a] == 0.0) continue;
@@ -184,14 +184,14 @@ double step_to_box(const PinnedState& s, std::size_t nf, const Problem& p) {
     return std::isfinite(t) ? t : 0.0;
 }
 
-void forget(PinnedState& s) {
+void forget(HeldState& s) {
     s.s_mem.clear();
     s.y_mem.clear();
     s.rho.clear();
 }
 
 // The quasi-Newton step d = -B pg and g.d; from M alone when the memory's step does not descend.
-void set_direction(const PinnedSolver& solver, PinnedState& s, const std::vector<double>& pg) {
+void set_direction(const HeldSolver& solver, HeldState& s, const std::vector<double>& pg) {
     s.d = solver.direction(s, pg);
     s.gd = dot(s.d.data(), s.g.data(), s.g.size());
     if (!(s.gd < 0.0) && !s.s_mem.empty()) {
@@ -203,23 +203,23 @@ void set_direction(const PinnedSolver& solver, PinnedState& s, const std::vector
 
 }  // namespace
 
-std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLikelihood& data, Problem& p,
+std::vector<HeldSolution> solve_held_batch(const Model& model, const BoundLikelihood& data, Problem& p,
                                                const std::vector<double>& cov_y,
-                                               const std::vector<PinnedStart>& problems, double tol) {
+                                               const std::vector<HeldStart>& problems, double tol) {
     const std::size_t K = problems.size(), nf = p.nfree();
-    PinnedSolver solver(model, data, p, cov_y);
-    std::vector<PinnedState> st(K);
-    std::vector<PinnedSolution> out(K);
+    HeldSolver solver(model, data, p, cov_y);
+    std::vector<HeldState> st(K);
+    std::vector<HeldSolution> out(K);
     if (K == 0) return out;
     {
         std::vector<std::size_t> idx(K);
         std::vector<const std::vector<double>*> ys(K);
         for (std::size_t k = 0; k < K; ++k) {
-            PinnedState& s = st[k];
+            HeldState& s = st[k];
             s.y = problems[k].y;
-            s.pinned.assign(nf, 0);
-            for (const auto& [a, v] : problems[k].pinned) {
-                s.pinned[a] = 1;
+            s.held.assign(nf, 0);
+            for (const auto& [a, v] : problems[k].held) {
+                s.held[a] = 1;
                 s.y[a] = (v - p.x0[p.free[a]]) / p.scale[a];  // only for the bookkeeping of steps
             }
             idx[k] = k;
@@ -238,7 +238,7 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLi
     for (int it = 0; it < kMaxIterations; ++it) {
         std::vector<std::size_t> running;
         for (std::size_t k = 0; k < K; ++k) {
-            PinnedState& s = st[k];
+            HeldState& s = st[k];
             if (s.status != 0) continue;
             solver.update_active(s);
             for (std::size_t a = 0; a < nf; ++a) pg[a] = s.active[a] ? 0.0 : s.g[a];
@@ -274,7 +274,7 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLi
         for (int ls = 0; ls < 40 && !pending.empty(); ++ls) {
             std::vector<const std::vector<double>*> ys;
             for (std::size_t k : pending) {
-                const PinnedState& s = st[k];
+                const HeldState& s = st[k];
                 trial[k] = s.y;
                 for (std::size_t a = 0; a < nf; ++a)
                     if (!s.active[a]) trial[k][a] = std::clamp(s.y[a] + s.t * s.d[a], p.lo[a], p.hi[a]);
@@ -286,7 +286,7 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLi
             std::vector<std::size_t> again;
             for (std::size_t j = 0; j < pending.size(); ++j) {
                 const std::size_t k = pending[j];
-                PinnedState& s = st[k];
+                HeldState& s = st[k];
                 const double* gn = g.data() + j * nf;
                 double decrease = 0.0, slope_new = 0.0;  // g.s and g_new.s along the projected step s
                 for (std::size_t a = 0; a < nf; ++a) {
@@ -337,7 +337,7 @@ std::vector<PinnedSolution> solve_pinned_batch(const Model& model, const BoundLi
         }
         for (std::size_t k : pending) {
             // The line search failed: once more from the preconditioned gradient, then give up.
-            PinnedState& s = st[k];
+            HeldState& s = st[k];
             if (!s.s_mem.empty())
                 forget(s);
             else

@@ -31,7 +31,7 @@ InverseHessian InverseHessian::at_asimov(const Model& model, const Problem& p, c
 InverseHessian InverseHessian::from_fisher(const Model& model, const Problem& p, const std::vector<double>& y0) {
     InverseHessian ih;
     const std::size_t nf = p.nfree();
-    auto fisher = LocalFisher::at(model, p, {&y0});
+    auto fisher = OwnFisher::at(model, p, {&y0});
     if (fisher[0].empty() || !fisher[0].woodbury_parts(ih.dinv_, ih.y_, ih.rows_)) return InverseHessian();
     // The dense inverse too, for the Schur complements of apply(): the same matrix, D^-1 - Y^T Y.
     ih.inv_.assign(nf * nf, 0.0);

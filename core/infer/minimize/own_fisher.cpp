@@ -10,12 +10,12 @@
 
 namespace hf::infer::detail {
 
-std::vector<LocalFisher> LocalFisher::at(const Model& model, const Problem& p,
+std::vector<OwnFisher> OwnFisher::at(const Model& model, const Problem& p,
                                          const std::vector<const std::vector<double>*>& ys) {
     const std::size_t nf = p.nfree(), m = ys.size();
     const std::size_t np = static_cast<std::size_t>(model.n_pars());
     const std::size_t nb = static_cast<std::size_t>(model.n_main());
-    std::vector<LocalFisher> out(m);
+    std::vector<OwnFisher> out(m);
     if (nf == 0 || m == 0) return out;
 
     std::vector<double> pts(m * np);
@@ -38,7 +38,7 @@ std::vector<LocalFisher> LocalFisher::at(const Model& model, const Problem& p,
         const double* lj = lam.data() + j * nb;
         const double* jj = jac.data() + j * nb * np;
         const double* x = pts.data() + j * np;
-        LocalFisher f;
+        OwnFisher f;
         f.nf_ = nf;
         f.nb_ = nb;
         f.u_.assign(nb * nf, 0.0);
@@ -70,7 +70,7 @@ std::vector<LocalFisher> LocalFisher::at(const Model& model, const Problem& p,
 // H = D + U^T U on the free components; with V = U D^-1/2 and I + V V^T = L L^T, Woodbury's identity gives
 // H^-1 = D^-1 - Y^T Y, Y = L^-1 V D^-1/2: an application is two passes over Y (2 x bins x parameters), without
 // the triangular solves, whose chains of dependent steps cost more than the passes.
-bool LocalFisher::factorise(const char* free) {
+bool OwnFisher::factorise(const char* free) {
     const std::size_t nb = nb_, nf = nf_;
     mask_.assign(free, free + nf);
     std::vector<double> root(nf);
@@ -110,7 +110,7 @@ bool LocalFisher::factorise(const char* free) {
     return true;
 }
 
-bool LocalFisher::woodbury_parts(std::vector<double>& dinv, std::vector<double>& y, std::size_t& rows) {
+bool OwnFisher::woodbury_parts(std::vector<double>& dinv, std::vector<double>& y, std::size_t& rows) {
     if (nf_ == 0) return false;
     const std::vector<char> all(nf_, 1);
     if (!factorise(all.data())) {
@@ -123,7 +123,7 @@ bool LocalFisher::woodbury_parts(std::vector<double>& dinv, std::vector<double>&
     return true;
 }
 
-bool LocalFisher::factorised_for(const char* free) {
+bool OwnFisher::factorised_for(const char* free) {
     if (nf_ == 0) return false;
     if (!y_.empty() && std::equal(mask_.begin(), mask_.end(), free)) return true;
     if (factorise(free)) return true;
@@ -131,12 +131,12 @@ bool LocalFisher::factorised_for(const char* free) {
     return false;
 }
 
-bool LocalFisher::apply(const char* free, double* q) {
+bool OwnFisher::apply(const char* free, double* q) {
     double unused;
     return apply_with_form(free, q, nullptr, unused);
 }
 
-bool LocalFisher::apply_with_form(const char* free, double* q, const double* v, double& form) {
+bool OwnFisher::apply_with_form(const char* free, double* q, const double* v, double& form) {
     const std::size_t nb = nb_, nf = nf_;
     if (!factorised_for(free)) return false;
     t_.resize(nb);

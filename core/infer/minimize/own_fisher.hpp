@@ -18,18 +18,18 @@
 
 namespace hf::infer::detail {
 
-class LocalFisher {
+class OwnFisher {
 public:
     // Curvature given to a parameter without a constraint in place of the constraint's (scaled units, where a
     // constraint gives ~1): the Woodbury form needs D invertible, and 1e-3 next to the data's curvature changes
     // little in a step.
     static constexpr double kMinCurvature = 1e-3;
 
-    LocalFisher() = default;
+    OwnFisher() = default;
     // The Fisher information of problem p at each of the points ys (scaled variables; the information is the
     // expected one, so p's data are not used): one expected_main_jacobian and one expected_data call for all.
     // Empty where it is not finite or a bin expects no events.
-    static std::vector<LocalFisher> at(const Model& model, const Problem& p,
+    static std::vector<OwnFisher> at(const Model& model, const Problem& p,
                                        const std::vector<const std::vector<double>*>& ys);
 
     bool empty() const { return nf_ == 0; }

@@ -1,4 +1,4 @@
-// White-box test of detail::LocalFisher, a batched fit's own curvature (core/infer/minimize/own_fisher.hpp), and of the
+// White-box test of detail::OwnFisher, a batched fit's own curvature (core/infer/minimize/own_fisher.hpp), and of the
 // batch's fixed curvature taken from it (inverse_hessian.hpp): at Asimov data generated where it is taken, the
 // Fisher information is the Hessian of the NLL, so its inverse must undo the finite-difference Hessian of the
 // problem (Problem::hessian) on every free component, and on a subset of them when others are held at their
@@ -49,7 +49,7 @@ AtAsimov at_asimov(const std::string& name) {
 }
 
 // The largest |F^-1 (H e_j) - e_j| over the free components j (held ones must come out 0), where H is the
-// finite-difference Hessian plus the floor LocalFisher gives parameters without a constraint.
+// finite-difference Hessian plus the floor OwnFisher gives parameters without a constraint.
 // apply(free, q): q <- (H_FF)^-1 q_F, as the curvature under test gives it.
 std::vector<double> floored_hessian(const AtAsimov& a) {
     const std::size_t n = a.p.nfree();
@@ -59,7 +59,7 @@ std::vector<double> floored_hessian(const AtAsimov& a) {
         const int par = a.p.free[i];
         const bool constrained = std::count(pk.gauss_par.begin(), pk.gauss_par.end(), par) +
                                      std::count(pk.pois_par.begin(), pk.pois_par.end(), par) > 0;
-        if (!constrained) h[i * n + i] += infer::detail::LocalFisher::kMinCurvature;
+        if (!constrained) h[i * n + i] += infer::detail::OwnFisher::kMinCurvature;
     }
     return h;
 }
@@ -106,17 +106,17 @@ double worst_residual(AtAsimov& a, const std::vector<char>& free, Apply&& apply)
     return worst;
 }
 
-auto applier(infer::detail::LocalFisher& f) {
+auto applier(infer::detail::OwnFisher& f) {
     return [&f](const std::vector<char>& free, std::vector<double>& q) { return f.apply(free.data(), q.data()); };
 }
 
 }  // namespace
 
-TEST(LocalFisher, InvertsTheHessianAtAsimovData) {
+TEST(OwnFisher, InvertsTheHessianAtAsimovData) {
     HF_REQUIRE_SHARED();
     for (const char* name : {"sbottom_regionA_1300_205_60", "shapesys_nuisparfilter"}) {
         AtAsimov a = at_asimov(name);
-        auto taken = infer::detail::LocalFisher::at(*a.c.model, a.p, {&a.y});
+        auto taken = infer::detail::OwnFisher::at(*a.c.model, a.p, {&a.y});
         ASSERT_EQ(taken.size(), 1u);
         ASSERT_FALSE(taken[0].empty()) << name;
         std::vector<char> all(a.p.nfree(), 1);
@@ -126,10 +126,10 @@ TEST(LocalFisher, InvertsTheHessianAtAsimovData) {
     }
 }
 
-TEST(LocalFisher, HeldComponentsStayZeroAndTheRestInvertTheirBlock) {
+TEST(OwnFisher, HeldComponentsStayZeroAndTheRestInvertTheirBlock) {
     HF_REQUIRE_SHARED();
     AtAsimov a = at_asimov("sbottom_regionA_1300_205_60");
-    auto taken = infer::detail::LocalFisher::at(*a.c.model, a.p, {&a.y});
+    auto taken = infer::detail::OwnFisher::at(*a.c.model, a.p, {&a.y});
     ASSERT_FALSE(taken[0].empty());
     std::vector<char> some(a.p.nfree(), 1);
     for (std::size_t i = 0; i < some.size(); i += 3) some[i] = 0;
@@ -189,10 +189,10 @@ double masked_dot(const std::vector<double>& a, const std::vector<double>& b, co
 
 }  // namespace
 
-TEST(LocalFisher, ItsFormIsThatOfTheInverseItApplies) {
+TEST(OwnFisher, ItsFormIsThatOfTheInverseItApplies) {
     HF_REQUIRE_SHARED();
     AtAsimov a = at_asimov("sbottom_regionA_1300_205_60");
-    auto taken = infer::detail::LocalFisher::at(*a.c.model, a.p, {&a.y});
+    auto taken = infer::detail::OwnFisher::at(*a.c.model, a.p, {&a.y});
     ASSERT_FALSE(taken[0].empty());
     const std::size_t n = a.p.nfree();
     std::vector<char> all(n, 1), some(n, 1);
