@@ -25,10 +25,10 @@ constexpr double kShift = 1.5;     // constraint widths: beyond the hump of a do
 constexpr double kReturned = 0.3;  // constraint widths: back in the basin the search started from
 constexpr double kMirrorFrom = 0.3;  // a parameter this close to 0 has no mirror of its own
 constexpr int kRounds = 3;
-// The search evaluates the likelihood at most this many times as often as the local fit did: on large models with
-// many parameters that can turn over (the synthetic family's 1000 bins) it would otherwise cost 25 local fits.
-// Models up to kSmallModel bins x parameters (a fit of a few ms) get kBudgetSmall; larger ones, where every local
-// fit is costly, kBudgetLarge (the synthetic 1000-bin, 100-parameter fit then costs ~2x, from ~5x).
+// The search evaluates the likelihood at most this many times as often as the local fit did: small models
+// (up to kSmallModel bins x parameters) get kBudgetSmall; larger ones, where every local fit is costly and many
+// parameters can turn over, kBudgetLarge. Trade-off: a lower minimum behind a start past the budget is not found
+// (counted in BasinSearch::skipped) (docs/decisions/basin-search-budget.md).
 constexpr double kBudgetSmall = 3.0;
 constexpr double kBudgetLarge = 1.0;
 constexpr double kSmallModel = 2e4;
@@ -124,20 +124,14 @@ bool back_in_basin(const std::vector<double>& y, const std::vector<double>& know
 namespace {
 
 // settled_at: a descent that has slowed down (projected gradient below kSettling, scaled units) within kSettled of
-// every component of the known minimum is in its basin. On the 250-parameter synthetic model the rest of such a
-// descent (the gradient from 1 down to 1e-5) was about half of a toy fit; gradient thresholds of 0.1 and 1e-2 gave
-// the same minima as 1 on every model checked, at 6% and 15% more CPU time. Rules that stopped any descent passing
-// near the known minimum, or near it and within 0.01 of its NLL, lost lower minima on eRJR, sbottom and the
-// synthetic model (docs/performance.md).
+// every component of the known minimum is in its basin: the rest of the descent would only reproduce that minimum.
+// Trade-off: a descent that would have gone on to a lower minimum nearby, rarely and by little, stops
+// (docs/decisions/basin-search-settled.md).
 constexpr double kSettling = 1.0;
 constexpr double kSettled = 0.05;
 // Where the known minimum is inside every bound, kReturned of every component suffices if each multimodal
-// parameter is on the minimum's side of zero or within kSettled of it: on the synthetic model the stretch from
-// 0.3 to 0.05 was a quarter of a toy's second descent (the multimodal normsys settle last), and of 2000 second
-// descents (500 + 500 toys, seed 1) 4 would have gone on to a lower minimum (by at most 0.006 in twice_nll), 1 of
-// sbottom's (0.05). Without the bound condition an eRJR descent that came within 0.3 of a minimum with a staterror
-// gamma at zero went on to one 13.5 lower by leaving the bound; without the side condition 5 of 2000
-// coupled-histosys descents went on across zero to minima 1-2 lower.
+// parameter is on the minimum's side of zero or within kSettled of it. Both conditions keep lower minima that a
+// descent reaches by leaving a bound or by crossing zero (docs/decisions/basin-search-settled.md).
 bool inside_bounds(const Problem& p, const std::vector<double>& y) {
     for (std::size_t i = 0; i < y.size(); ++i)
         if (!(y[i] > p.lo[i] && y[i] < p.hi[i])) return false;

@@ -1,18 +1,12 @@
 // The basin search of fit() (basin_search.cpp) for a batch of toy fits (batch_fit.hpp, search_toy_basins).
 //
-// Without it a toy's fits end in whichever basin of a multimodal parameter their starts (the toys' truth, the
-// init, the other fit's minimum) lead to, while the observed data's fits search the others: on the coupled-histosys
-// 2-bin validation case 81 of 2000 toy fits (500 + 500 toys) ended above the minimum a single fit found (by up to
-// 6.4 in twice_nll), on sbottom regionA 38 of 1200 (up to 1.8), and the toys' CLs moved by 0.02 and 0.004 when
-// their fits reached those minima.
-//
-// A single fit's gate (turning_parameters: three evaluations of the expected counts per multimodal parameter) cost
-// as much as the toy fits themselves (sbottom: 22 multimodal parameters; the 250-parameter synthetic model: 147),
-// and its starts several times that. So candidates come from an estimate first: the even response at the toy's
-// minimum taken as the nominal one scaled with the bin's expectation (exact where a bin's samples scale together),
-// which needs one evaluation per toy. The kCandidates largest estimates at or above kCandidate (half the gate's
-// kTurnover) then get the exact test, and those that pass, the single fit's starts. On sbottom 16 of every 22
-// lower minima the full search finds come from the parameter with the largest exact D, 20 from the two largest.
+// A toy's fits must search the other basins of the multimodal parameters as the observed data's fits do, or the
+// toys' test statistics and CLs depend on which basin their starts lead to. A single fit's gate costs as much as
+// the toy fits themselves, so candidates come from an estimate first: the even response at the toy's minimum
+// taken as the nominal one scaled with the bin's expectation (exact where a bin's samples scale together), which
+// needs one evaluation per toy. The kCandidates largest estimates at or above kCandidate (half the gate's
+// kTurnover) then get the exact test, and those that pass, the single fit's starts. Trade-off: a lower minimum
+// behind a parameter outside the kCandidates largest estimates is not found (docs/decisions/toy-basin-search.md).
 #include <algorithm>
 #include <cmath>
 #include <numeric>

@@ -1,11 +1,16 @@
 // K fits in lockstep, a cache-sized group at a time (lockstep_group): projected L-BFGS in scaled variables (see
 // problem.hpp) with one Model::logpdf call per step for every problem of the group still running. Problems leave
 // the group as they converge, so late stragglers cost little. The recursion starts from one inverse Hessian for
-// the whole batch (inverse_hessian.hpp): the toys share their truth, and with it a 70-parameter toy fit takes ~14
-// evaluations instead of ~100. Near its minimum a first descent switches to its own curvature (own_fisher.hpp).
+// the whole batch (inverse_hessian.hpp): the toys share their truth, so its first step is a Newton step
+// (docs/decisions/batch-fit-shared-curvature.md). Near its minimum a first descent switches to its own curvature
+// (own_fisher.hpp).
 // Either initial matrix is shrunk where the steps show far more curvature than it holds (initial_scale).
 // The per-problem arithmetic (two-loop recursion, line search bookkeeping) runs on the host; the device evaluates
 // likelihoods and gradients only.
+//
+// Over 400 lines: one algorithm (the lockstep loop fit_group, its per-problem state and the two-loop recursion
+// around it); it is to be split when the held fits' L-BFGS (held_batch.cpp) becomes the same engine (issue 37).
+// Why each constant has its value: docs/decisions/batch-fit-*.md.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -26,13 +31,13 @@ namespace {
 
 namespace lanes = detail::lanes;
 
-// Steps kept per problem. 20 cut the evaluations per toy fit of the 250-parameter synthetic model from ~81 to
-// ~69 but changed which local minimum 18 of its 4000 toy fits (seed 1) ended in, 13 of them higher: its toy
-// likelihoods have many. 10 keeps the minima of earlier releases.
+// Steps kept per problem. The memory decides which local minimum a toy fit of a likelihood with many ends in, so
+// it is part of the results: 10 keeps the minima of earlier releases; more pairs save evaluations but move minima
+// (docs/decisions/batch-fit-lbfgs-memory.md).
 constexpr int kMemory = 10;
 
-// The last kMemory steps s and gradient changes y of one problem, in two rings allocated once (a deque of
-// vectors allocated two vectors per step and scattered the history of K problems over the heap). Pushes follow
+// The last kMemory steps s and gradient changes y of one problem, in two rings allocated once (no allocation per
+// step, and each problem's history contiguous). Pushes follow
 // detail::lbfgs_push: a pair without enough curvature (s.y <= 1e-10 |s| |y|) is skipped.
 class History {
 public:
@@ -173,9 +178,8 @@ private:
 // Problems fitted in lockstep at a time. Every step walks the state of each running problem (its L-BFGS history of
 // 2 x kMemory vectors, point, gradient, direction, trial) and the evaluation's [K, P] points and gradients, and
 // rebinds the data rows whenever a problem leaves. In groups whose state is about a core's L2 cache, the state
-// stays in the cache from one step to the next and a leaver rebinds few rows: 1000 + 1000 toys at 2 threads took
-// 30% less time on the 250-parameter synthetic model (groups of 28 instead of 1000), 20-40% less on eRJR and
-// sbottom, 60% less on the example workspace. The problems are independent: the grouping changes no result.
+// stays in the cache from one step to the next and a leaver rebinds few rows
+// (docs/decisions/batch-fit-lockstep-groups.md). The problems are independent: the grouping changes no result.
 std::int64_t lockstep_group(std::size_t nf, std::int64_t K) {
     constexpr double kStateBudget = 1.5 * 1024 * 1024;  // bytes
     const double per_problem =
@@ -184,9 +188,9 @@ std::int64_t lockstep_group(std::size_t nf, std::int64_t K) {
     return std::clamp<std::int64_t>(group, 1, std::max<std::int64_t>(K, 1));
 }
 
-// (see the basin search's early end in fit_group) On the 250-parameter synthetic model it took the search's cost
-// from 55% of the toys' fits to 4%; of 1000 + 1000 coupled-histosys and 500 + 500 sbottom toys, 1 and 2 more
-// fits than without it ended above a single fit's minimum, by no more than those that already did (0.04, 0.23).
+// (see the basin search's early end in fit_group) Trade-off: a descent into a basin that is not kept is cut short,
+// at the price of a rare wrong prediction that leaves a toy above a single fit's minimum
+// (docs/decisions/batch-fit-basin-search-early-end.md).
 constexpr int kPredictFrom = 3;
 constexpr double kPredictedAbove = 0.05;  // NLL
 
@@ -195,11 +199,8 @@ bool below_known(const State& s) { return s.f < s.f_known - 1e-9 * std::max(1.0,
 // A problem's own curvature (own_fisher.hpp: the Fisher information where it stands, from the plugin's
 // Jacobian of the expected counts) replaces the fixed one once its projected gradient falls below
 // kOwnCurvatureAt, in first descents only (not in batch_fit_known's), where the plugin's Jacobian is native.
-// 1000 + 1000 toys, seed 1, evaluations: the 250-parameter synthetic model 188k -> 136k (300 + 300 toys), eRJR
-// 77k -> 62k, sbottom 87k -> 79k, the example 30k -> 26k, and the same CLs on each. Taken earlier (at 1 or 2) it
-// saves a few more evaluations but moves more descents into other local minima, mostly higher ones (24 and 33 of
-// 4000 synthetic toy fits, against 4 at 0.3, two lower and two higher); in the second descents, which may stop at
-// the first one's minimum, it does so even at 0.3, and saves little there.
+// Trade-off: taken earlier it saves evaluations but moves more descents into other (mostly higher) local minima
+// (docs/decisions/batch-fit-own-curvature.md).
 constexpr double kOwnCurvatureAt = 0.3;
 
 // Four running maxima: one made every comparison wait for the one before. A maximum is exact, so the order
@@ -244,12 +245,9 @@ void first_loop(const History& h, const std::vector<double>& g, const std::vecto
 // The factor gamma = s.y / y.M y of the newest pair (s, y) by which the initial matrix M of the recursion (the
 // fixed curvature or the problem's own) is shrunk where the steps show more than twice the curvature M holds:
 // Oren and Luenberger's scaling, which the identity gets as gamma = s.y / y.y, for a preconditioned recursion.
-// On the 250-parameter synthetic model y.M y / s.y was 7 to 60 along the steps from the fixed curvature and about
-// 3 from a problem's own (its normsys steepen on one side of zero, its toys' minima lie away from their truth),
-// so the unit step overshot and was cut back in a third of all evaluations; with the factor a toy took 168
-// evaluations instead of 227. Within a factor 2 the unit step still passes the line search's sufficient-decrease
-// test (on a quadratic it does up to a curvature twice the model's), and shrinking M there only shortened the
-// steps: eRJR and sbottom, whose M fits their steps, then took 3-7% more of them. M is never enlarged.
+// Within a factor 2 the unit step still passes the line search's sufficient-decrease test (on a quadratic it does
+// up to a curvature twice the model's), so M is left alone there; M is never enlarged
+// (docs/decisions/batch-fit-initial-matrix-scaling.md).
 constexpr double kShrinkBelow = 0.5;
 
 double initial_scale(const History& h, const std::vector<char>& free, bool all_free, double y_m_y) {
@@ -264,11 +262,9 @@ double initial_scale(const History& h, const std::vector<char>& free, bool all_f
 // A basin search's start moved one multimodal parameter of a minimum, whose gradient is zero, within that
 // parameter's side of zero: the start and the minimum are a step s = y - y_known with gradient change g, a
 // secant pair before any step is taken. Its factor s.g / g.M g (as initial_scale's, from the pair) shortens the
-// first step where M holds far less curvature than the toy has: on the 250-parameter synthetic model every first
-// step from the fixed curvature was cut at least twice (7 evaluations per start, over 40% of them retries there).
-// Starts across zero (the mirrored one, shifts past zero) keep the unit step: the secant then spans the hump
-// between two basins, and shortening their first steps left 3 more of 1000 + 1000 coupled-histosys free fits
-// above the single fit's minimum.
+// first step where M holds far less curvature than the toy has. Starts across zero (the mirrored one, shifts past
+// zero) keep the unit step: the secant then spans the hump between two basins, and shortening it there moves
+// descents into higher minima (docs/decisions/batch-fit-initial-matrix-scaling.md).
 bool secant_start(const State& s) {
     return s.moved >= 0 && s.steps == 0 && s.mem.size() == 0 && !s.y_known.empty() &&
            s.y[static_cast<std::size_t>(s.moved)] * s.y_known[static_cast<std::size_t>(s.moved)] > 0.0;

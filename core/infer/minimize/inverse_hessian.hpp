@@ -4,14 +4,14 @@
 // Toys are drawn around known parameters, so one curvature serves all of them: the Hessian of the NLL of the
 // Asimov data at the start point (the Fisher information there), from one batched evaluation of forward
 // differences. With it the first step is a Newton step and L-BFGS only corrects how each toy's curvature
-// differs. With gamma * I instead, a 70-parameter fit needed ~50 steps to learn a curvature that is the
-// identity in the constraint directions plus a handful of dominant directions from the main bins.
+// differs, where with gamma * I it would first have to learn a curvature that is the identity in the constraint
+// directions plus a handful of dominant directions from the main bins
+// (docs/decisions/batch-fit-shared-curvature.md).
 //
 // Where the plugin's Jacobian of the expected counts is native, the Hessian is the Fisher information from it
 // (own_fisher.hpp; at Asimov data the two are equal), and the problems with every component free apply its
 // inverse in Woodbury form, D^-1 - Y^T Y: two passes over a bins x parameters matrix instead of one over a
-// parameters x parameters one (50 x 250 against 250 x 250 on the synthetic model), where the bins are fewer than
-// half the parameters.
+// parameters x parameters one, where the bins are fewer than half the parameters.
 #pragma once
 
 #include <cstddef>

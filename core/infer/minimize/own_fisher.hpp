@@ -3,11 +3,9 @@
 // scaled variables, applied in Woodbury form.
 //
 // The batch's fixed curvature (inverse_hessian.hpp) is the Asimov Hessian at the toys' truth. Where a model's
-// curvature moves with the parameters, toys whose minima lie elsewhere step with the wrong metric: the normsys of
-// the 250-parameter synthetic model have independent up and down factors, so each one's slope depends on the side
-// of zero it sits on, and at a toy's minimum the Hessian differs from the truth's Asimov Hessian by factors from
-// 0.006 to 190 (generalized eigenvalues), while the Fisher information at the minimum is within 0.4-4 of it.
-// L-BFGS, with 10 pairs, learns that slowly (docs/performance.md, "A curvature per toy").
+// curvature moves with the parameters (normsys with independent up and down factors), toys whose minima lie
+// elsewhere step with the wrong metric, which L-BFGS with few pairs learns slowly; the Fisher information where a
+// toy stands is close to its Hessian there (docs/decisions/batch-fit-own-curvature.md).
 #pragma once
 
 #include <cstddef>
