@@ -6,9 +6,9 @@
 #include <exception>
 #include <limits>
 #include <sstream>
-#include <thread>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/executor.hpp"
 #include "hfcore/observed_data.hpp"
 #include "infer/minimize/basin_search.hpp"
 #include "infer/minimize/dense.hpp"
@@ -218,31 +218,26 @@ void HeldFits::finish_all(const Model& model, const BoundLikelihood& data_t, int
             runs[it->second].push_back(k);
         }
     }
-    int nthreads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-    nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(runs.size())));
-    // Threads never share a backend: worker t > 0 finishes on its own copy of this object's model.
-    if (&model != &model_) nthreads = 1;
-    while (static_cast<int>(workers_.size()) < nthreads - 1) workers_.push_back(model_.clone());
-    std::atomic<std::size_t> next{0};
-    std::vector<std::exception_ptr> errors(static_cast<std::size_t>(nthreads));
-    auto worker = [&](int t) {
-        try {
-            const Model& m = t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)];
-            const BoundLikelihood d = t == 0 ? data_t : m.bind(data_);
-            for (std::size_t r = next++; r < runs.size(); r = next++) {
-                const auto hints = make_hessian_hints();
-                for (std::size_t k : runs[r]) finished[k] = finish_batched(m, d, probs[k], sol[k], hints.get(), out[k]);
-            }
-        } catch (...) {
-            errors[static_cast<std::size_t>(t)] = std::current_exception();
-        }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < nthreads; ++t) pool.emplace_back(worker, t);
-    worker(0);
-    for (auto& th : pool) th.join();
-    for (const auto& e : errors)
-        if (e) std::rethrow_exception(e);
+    const int nthreads = worker_count(model, threads, runs.size());
+    // Each worker's data bound once, on its own model.
+    std::vector<BoundLikelihood> bound;
+    for (int t = 1; t < nthreads; ++t) bound.push_back(workers_[static_cast<std::size_t>(t - 1)]->bind(data_));
+    run::for_each_index(runs.size(), nthreads, [&](std::size_t r, int t) {
+        const Model& m = t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)];
+        const BoundLikelihood& d = t == 0 ? data_t : bound[static_cast<std::size_t>(t - 1)];
+        const auto hints = make_hessian_hints();
+        for (std::size_t k : runs[r]) finished[k] = finish_batched(m, d, probs[k], sol[k], hints.get(), out[k]);
+    });
+}
+
+int HeldFits::worker_count(const Model& model, int threads, std::size_t items) {
+    // Each thread past the first works on its own copy of this object's model (its own backend instance: queue and
+    // caches of its own; docs/architecture.md, Threads); a worker's model (not this object's) gets no threads.
+    if (&model != &model_) return 1;
+    const auto wanted = static_cast<std::size_t>(run::resolve_threads(threads));
+    const int n = static_cast<int>(std::min(items, wanted));
+    while (static_cast<int>(workers_.size()) < n - 1) workers_.push_back(model_.clone());
+    return std::max(1, n);
 }
 
 std::vector<double> HeldFits::free_with(const HeldValues& held) const {
@@ -272,11 +267,7 @@ void HeldFits::run_single(const Model& model, int threads, const std::vector<Hel
                            const std::vector<std::vector<double>>& batch_ends, const std::vector<std::size_t>& which,
                            std::vector<HeldFit>& out,
                            std::int64_t done_before, const ProgressFn& progress) {
-    int nthreads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-    nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(which.size())));
-    // Threads never share a backend: worker t > 0 fits on its own copy of this object's model.
-    if (&model != &model_) nthreads = 1;
-    while (static_cast<int>(workers_.size()) < nthreads - 1) workers_.push_back(model_.clone());
+    const int nthreads = worker_count(model, threads, which.size());
 
     auto fit_one = [&](const Model& m, const HeldFitProblem& pr, const std::vector<double>& batch_end,
                        HeldFit& o) {
@@ -306,20 +297,13 @@ void HeldFits::run_single(const Model& model, int threads, const std::vector<Hel
         }
         o.batched = false;
     };
-    std::atomic<std::size_t> next{0};
     std::atomic<std::int64_t> done{done_before};
     const auto total = done_before + static_cast<std::int64_t>(which.size());
-    auto worker = [&](int t) {
+    run::for_each_index(which.size(), nthreads, [&](std::size_t j, int t) {
         const Model& m = t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)];
-        for (std::size_t j = next++; j < which.size(); j = next++) {
-            fit_one(m, problems[which[j]], batch_ends[which[j]], out[which[j]]);
-            if (progress) progress(++done, total, "fits");
-        }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < nthreads; ++t) pool.emplace_back(worker, t);
-    worker(0);
-    for (auto& th : pool) th.join();
+        fit_one(m, problems[which[j]], batch_ends[which[j]], out[which[j]]);
+        if (progress) progress(++done, total, "fits");
+    });
 }
 
 bool HeldFits::free_fit_improved(const std::vector<HeldFit>& outcomes) {

@@ -89,6 +89,9 @@ private:
     void finish_all(const Model& model, const BoundLikelihood& data_t, int threads,
                     const std::vector<HeldFitProblem>& probs, const std::vector<HeldSolution>& sol,
                     std::vector<HeldFit>& out, std::vector<char>& finished);
+    // The threads for `items` independent items on `model` (resolve_threads(threads), at most one per item; one
+    // when `model` is a worker's), with a worker model made for each thread past the first.
+    int worker_count(const Model& model, int threads, std::size_t items);
     // Fits problems[which[i]] alone with fit() on `model`, on `threads` threads, into out[which[i]];
     // batch_ends[which[i]] (when not empty: where the batch stopped) is one more start of its basin search.
     void run_single(const Model& model, int threads, const std::vector<HeldFitProblem>& problems,
