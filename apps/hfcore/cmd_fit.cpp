@@ -12,7 +12,7 @@ namespace {
 
 struct Options {
     hf::cli::ModelOptions model;
-    hf::cli::FixedFitOptions fits;
+    hf::cli::HeldFitOptions fits;
     bool value = false;
     bool uncertainties = false;
     double fixed_poi = std::numeric_limits<double>::quiet_NaN();

@@ -13,7 +13,7 @@ namespace {
 
 struct Options {
     hf::cli::ModelOptions model;
-    hf::cli::FixedFitOptions fits;
+    hf::cli::HeldFitOptions fits;
     hf::cli::RunOptions run;
     std::vector<std::string> pars, ranges;
 };

@@ -12,7 +12,7 @@ namespace {
 
 struct Options {
     hf::cli::ModelOptions model;
-    hf::cli::FixedFitOptions fits;
+    hf::cli::HeldFitOptions fits;
     hf::cli::RunOptions run;
     std::string poi;
     bool hessian = false;

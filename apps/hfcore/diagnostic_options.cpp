@@ -2,7 +2,7 @@
 
 namespace hf::cli {
 
-void FixedFitOptions::add_to(CLI::App& sub, bool with_threads) {
+void HeldFitOptions::add_to(CLI::App& sub, bool with_threads) {
     if (with_threads)
         sub.add_option("--threads", threads,
                        "Worker threads for fits run alone (default: the number of CPUs)")
@@ -12,7 +12,7 @@ void FixedFitOptions::add_to(CLI::App& sub, bool with_threads) {
                  "Run every fit with parameters held alone (NLopt + Newton) instead of as one batched fit");
 }
 
-infer::DiagnosticOptions FixedFitOptions::diagnostic_options() const {
+infer::DiagnosticOptions HeldFitOptions::diagnostic_options() const {
     infer::DiagnosticOptions o;
     o.threads = threads;
     o.batched = !no_batch;

@@ -9,7 +9,7 @@ namespace hf::cli {
 
 // --no-batch and (fit --minos) --threads: how the fits with parameters held (ranking, profile, minos) run.
 // ranking and profile take --threads from RunOptions: their fits run through the executor.
-struct FixedFitOptions {
+struct HeldFitOptions {
     int threads = 0;
     bool no_batch = false;
     void add_to(CLI::App& sub, bool with_threads = true);

@@ -9,8 +9,8 @@
 #include <limits>
 
 #include "grad/evaluate.hpp"
-#include "infer/dense.hpp"
-#include "infer/problem.hpp"
+#include "infer/minimize/dense.hpp"
+#include "infer/minimize/problem.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/grad.hpp"
 
@@ -131,7 +131,7 @@ bool solve_spd(const std::vector<double>& H, std::size_t n, std::vector<double>&
 
 // H_FF of twice_nll at `pars` (observed main data, the model's aux) on the parameters F that are not held. At 64b
 // from the engine's analytic gradients by central differences, all 2|F| points in one batched evaluation (the
-// fits' own Hessian, infer/problem.hpp): its error, ~1e-10 relative, is far below what the gradients are checked
+// fits' own Hessian, infer/minimize/problem.hpp): its error, ~1e-10 relative, is far below what the gradients are checked
 // to. At 32b the device's rounding would dominate that difference, so each row is an exact forward-over-reverse
 // sweep on the host instead (|F| tapes: the cost of the hypotest's gradient).
 std::vector<double> free_block_hessian(const Structure& s, const Model& model, const std::vector<double>& data,

@@ -1,6 +1,6 @@
 // Single maximum-likelihood fits: a local fit from the start (NLopt quasi-Newton, LD_LBFGS then LD_SLSQP when the
-// first does not converge, each followed by the Newton polish that decides convergence; local_fit.cpp), then the
-// search of the other basins of the model's multimodal parameters and of the given starts (basins.cpp), then the
+// first does not converge, each followed by the Newton polish that decides convergence; descent.cpp), then the
+// search of the other basins of the model's multimodal parameters and of the given starts (basin_search.cpp), then the
 // result with uncertainties when asked.
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,9 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/observed_data.hpp"
-#include "infer/basins.hpp"
-#include "infer/dense.hpp"
-#include "infer/local_fit.hpp"
+#include "infer/minimize/basin_search.hpp"
+#include "infer/minimize/dense.hpp"
+#include "infer/minimize/descent.hpp"
 
 namespace hf::infer {
 

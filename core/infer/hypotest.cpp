@@ -4,7 +4,7 @@
 
 #include "common/names.hpp"
 #include "hfcore/infer.hpp"
-#include "infer/toys_internal.hpp"
+#include "infer/toys.hpp"
 #include "hfcore/observed_data.hpp"
 
 namespace hf::infer {

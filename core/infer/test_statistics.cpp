@@ -7,8 +7,8 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/infer.hpp"
-#include "infer/basins.hpp"
-#include "infer/problem.hpp"
+#include "infer/minimize/basin_search.hpp"
+#include "infer/minimize/problem.hpp"
 #include "infer/stat_internal.hpp"
 #include "hfcore/observed_data.hpp"
 

@@ -10,10 +10,10 @@
 #include "hfcore/backend.hpp"
 #include "hfcore/observed_data.hpp"
 #include "hfcore/toy_study.hpp"
-#include "infer/basins.hpp"
-#include "infer/dense.hpp"
-#include "infer/problem.hpp"
-#include "infer/toys_internal.hpp"
+#include "infer/minimize/basin_search.hpp"
+#include "infer/minimize/dense.hpp"
+#include "infer/minimize/problem.hpp"
+#include "infer/minimize/batch_fit.hpp"
 
 namespace hf::infer {
 

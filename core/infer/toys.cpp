@@ -9,9 +9,10 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/infer.hpp"
-#include "infer/basins.hpp"
+#include "infer/minimize/basin_search.hpp"
 #include "infer/stat_internal.hpp"
-#include "infer/toys_internal.hpp"
+#include "infer/minimize/batch_fit.hpp"
+#include "infer/toys.hpp"
 #include "hfcore/observed_data.hpp"
 
 namespace hf::infer {
@@ -80,7 +81,7 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
     // On eRJR (1000 + 1000 toys) that set found every minimum that the free fit from the init also found, and
     // lower ones for 3 toys than the earlier init + truth starts. The second descent of each fit stops once it
     // has settled next to the minimum the first found (batch_fit_known). Then each fit's basin search
-    // (toy_basins.cpp), as a single fit has, for the multimodal parameters a toy's data can turn over.
+    // (batch_basin_search.cpp), as a single fit has, for the multimodal parameters a toy's data can turn over.
     FitOptions from_init = options;
     from_init.other_starts.clear();
     const bool multimodal = options.basin_search && detail::can_be_multimodal(model, cfg.fixed);

@@ -28,7 +28,7 @@ namespace {
 // (1 / 5): the fitter may look for their other basins. Real analyses reach it as well (the ATLAS sbottom models:
 // 9 to 24 parameters, strengths up to 5; the ATLAS 3L eRJR likelihoods: 5, up to 0.44) and the random workspaces
 // of ../shared/tools far more (1 to 40); whether the data of a fit can turn a parameter over is decided at its
-// minimum (core/infer/basins.cpp, can_turn_over), which leaves the search out where they cannot.
+// minimum (core/infer/minimize/basin_search.cpp, can_turn_over), which leaves the search out where they cannot.
 constexpr double kMultimodalStrength = 0.2;
 
 }  // namespace

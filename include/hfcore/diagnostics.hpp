@@ -6,8 +6,8 @@
 // Every function fits first (FitConfig / FitOptions as for fit()) unless it is given a fit. Fits of the same
 // problem with some parameters held fixed (ranking, scans, intervals) start from the linear prediction of the
 // free fit's covariance, run as one batched fit where the backend evaluates many points at once, or in parallel
-// threads, and keep to the global-minimum rules: a fixed fit never ends below the free fit (if one does, the
-// free fit is redone from there and the diagnostic starts again), and a fixed fit that the batch does not
+// threads, and keep to the global-minimum rules: a held fit never ends below the free fit (if one does, the
+// free fit is redone from there and the diagnostic starts again), and a held fit that the batch does not
 // bring to convergence is redone with fit().
 #pragma once
 
@@ -79,8 +79,8 @@ using HeldFitRunner = std::function<std::vector<std::vector<HeldFit>>(
 
 struct DiagnosticOptions {
     FitConfig config;   // init / bounds / fixed of every fit (empty = the model's suggestion)
-    FitOptions fit;     // options of the free fit and of single fixed fits
-    // Fixed fits: K of them as one batched fit (one logpdf evaluation of K points per step), problems that
+    FitOptions fit;     // options of the free fit and of single held fits
+    // Held fits: K of them as one batched fit (one logpdf evaluation of K points per step), problems that
     // do not converge there refitted alone. false: each alone with fit(), on `threads` threads.
     bool batched = true;
     int threads = 1;    // worker threads for fits run alone (0 = the number of CPUs)
@@ -140,7 +140,7 @@ struct RankingEntry {
     double value = 0.0, uncertainty = 0.0, prefit_uncertainty = 0.0;
     double centre = 0.0;     // constraint_centres(): the pull is (value - centre) / prefit_uncertainty
     double impact_prefit_up = 0.0, impact_prefit_down = 0.0, impact_postfit_up = 0.0, impact_postfit_down = 0.0;
-    bool converged = true;   // all four fixed fits converged
+    bool converged = true;   // all four held fits converged
     std::string reason;      // when not: which fit and why
 };
 
@@ -151,11 +151,11 @@ struct RankingResult {
     double poi_uncertainty = 0.0;       // in DiagnosticOptions::uncertainties' convention
     FitResult fit;                      // the free fit
     std::vector<RankingEntry> ranking;  // sorted by max(|impact_postfit_up|, |impact_postfit_down|), largest first
-    bool converged = true;              // the free fit and every fixed fit converged
-    std::int64_t n_fits = 0;            // fixed fits run
+    bool converged = true;              // the free fit and every held fit converged
+    std::int64_t n_fits = 0;            // held fits run
     std::int64_t n_batched = 0;         // of these, finished in the batched fit
     std::int64_t n_refits = 0;          // run alone after the batch (or all of them when not batched)
-    int restarts = 0;                   // free fit redone because a fixed fit went below it
+    int restarts = 0;                   // free fit redone because a held fit went below it
 };
 
 // InputError: no POI (or an unknown poi name), no free nuisance parameter.

@@ -1,13 +1,13 @@
 // White-box test of detail::batch_fit_known, the second descent of a toy's fit that stops once it has settled next
-// to the minimum the first descent found (core/infer/batch_fit.cpp, reached_known).
+// to the minimum the first descent found (core/infer/minimize/batch_fit.cpp, reached_known).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 
 #include "hfcore/backend.hpp"
-#include "infer/problem.hpp"
-#include "infer/toys_internal.hpp"
+#include "infer/minimize/problem.hpp"
+#include "infer/minimize/batch_fit.hpp"
 #include "infer_support.hpp"
 
 using namespace hf;

@@ -1,12 +1,12 @@
-// White-box test of the batched fitter's host loops (core/infer/lanes.hpp): the products that share a load must
-// give what the single ones give, bit for bit, or a toy fit would take other steps depending on how its work was
+// White-box test of the batched fitter's host loops (core/infer/minimize/lanes.hpp): the products that share a load
+// must give what the single ones give, bit for bit, or a toy fit would take other steps depending on how its work was
 // grouped.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "infer/lanes.hpp"
+#include "infer/minimize/lanes.hpp"
 
 namespace lanes = hf::infer::detail::lanes;
 

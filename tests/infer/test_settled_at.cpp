@@ -1,10 +1,11 @@
-// White-box test of detail::settled_at (core/infer/basins.cpp): when a descent from another start (a single fit's
-// given start, a toy's second descent) has settled at the minimum its problem already has and may stop there.
+// White-box test of detail::settled_at (core/infer/minimize/basin_search.cpp): when a descent from another start (a
+// single fit's given start, a toy's second descent) has settled at the minimum its problem already has and may stop
+// there.
 #include <gtest/gtest.h>
 
 #include "hfcore/backend.hpp"
-#include "infer/basins.hpp"
-#include "infer/problem.hpp"
+#include "infer/minimize/basin_search.hpp"
+#include "infer/minimize/problem.hpp"
 #include "infer_support.hpp"
 
 using namespace hf;

@@ -1,13 +1,13 @@
-// White-box test of detail::search_toy_basins, the basin search of a batch of toy fits (core/infer/toy_basins.cpp):
-// against fit() on each toy alone (its local fit and basin search), on the coupled-histosys 2-bin validation case,
-// whose one systematic has a second basin that the toys' starts miss.
+// White-box test of detail::search_toy_basins, the basin search of a batch of toy fits
+// (core/infer/minimize/batch_basin_search.cpp): against fit() on each toy alone (its local fit and basin search), on
+// the coupled-histosys 2-bin validation case, whose one systematic has a second basin that the toys' starts miss.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 
 #include "hfcore/backend.hpp"
-#include "infer/toys_internal.hpp"
+#include "infer/minimize/batch_fit.hpp"
 #include "infer_support.hpp"
 
 using namespace hf;
@@ -79,7 +79,7 @@ TEST(ToyBasins, ToyFitsReachTheSingleFitsMinima) {
         const Counts n = compare(c, cfg, mu, K, 5);
         // Measured: the batched fits (truth and init starts) ended above the single fits' minima for 33 of 157
         // (free) and 22 of 130 (fixed) converged toy fits; after the search for 5 and 8 (29 and 2 free before the
-        // single fit's descent from its given start ran on until settled, basins.cpp). What stays: minima
+        // single fit's descent from its given start ran on until settled, basin_search.cpp). What stays: minima
         // whose systematic sits near 0 on the kink of its interpolation, within the search's kReturned (0.3) of
         // the lower one on the other side, and minima the search's gate passes over (the single fit's local
         // descent from the init finds them).

@@ -112,8 +112,8 @@ public:
     // expected_main (2P points per point); a plugin whose kernels form these derivatives for the gradient anyway
     // returns them exactly, at about the cost of one gradient.
     virtual Tensor expected_main_jacobian(const Tensor& pars);
-    // True where expected_main_jacobian is the likelihood's own (about one gradient), not the default's 2P
-    // evaluations and transfers: the batched fits take a toy's own curvature only then (core/infer/batch_fit.cpp).
+    // True where expected_main_jacobian is the likelihood's own (about one gradient), not the default's 2P evaluations
+    // and transfers: the batched fits take a toy's own curvature only then (core/infer/minimize/batch_fit.cpp).
     virtual bool native_jacobian() const { return false; }
 
     virtual const char* implementation() const = 0;  // e.g. "cpu fused", "tier-1 fallback"
