@@ -13,6 +13,7 @@ namespace {
 
 struct Options {
     hf::cli::ModelOptions model;
+    hf::cli::HeldFitOptions fits;
     bool hessian = false;
     std::vector<std::string> group;  // --group NAME=PATTERN[,PATTERN...]
     std::string groups_file;         // --groups FILE
@@ -60,6 +61,7 @@ const hf::cli::Register reg(
         auto o = std::make_shared<Options>();
         o->model.add_to(sub);
         o->model.add_data_options(sub);
+        o->fits.add_to(sub);
         hf::cli::add_convention_flag(sub, o->hessian);
         sub.add_option("--group", o->group,
                        "A group NAME=PATTERN[,PATTERN...] of parameter sets by shell pattern (repeatable); default: "
@@ -80,6 +82,7 @@ const hf::cli::Register reg(
             auto lm = hf::cli::load_model(o->model, backend);
             const auto g = groups(*o, *lm.model);  // bad groups fail before any fit, with exit status 2
             hf::infer::BreakdownOptions d;
+            static_cast<hf::infer::DiagnosticOptions&>(d) = o->fits.diagnostic_options();
             d.uncertainties = hf::cli::convention(o->hessian);
             d.poi = o->poi;
             const auto r = hf::infer::breakdown(*lm.model, lm.data, g, d);

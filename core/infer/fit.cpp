@@ -102,36 +102,42 @@ FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConf
         r.reason = os.str();
     }
 
-    if (options.uncertainties) {
-        const std::size_t np = static_cast<std::size_t>(model.n_pars());
-        const std::size_t n = p.nfree();
-        r.uncertainties.assign(np, 0.0);
-        r.correlations.assign(np * np, 0.0);
-        for (std::size_t i = 0; i < np; ++i) r.correlations[i * np + i] = 1.0;
-        if (n > 0) {
-            auto h = p.hessian(y);
-            std::vector<double> factor;
-            double shift = detail::shifted_cholesky(h, n, factor);
-            r.hessian_ok = shift == 0.0;
-            auto inv = detail::cholesky_inverse(factor, n);
-            for (std::size_t a = 0; a < n; ++a) {
-                r.uncertainties[p.free[a]] = std::sqrt(std::max(inv[a * n + a], 0.0)) * p.scale[a];
-            }
-            for (std::size_t a = 0; a < n; ++a)
-                for (std::size_t b = 0; b < n; ++b) {
-                    if (a == b) continue;
-                    double den = std::sqrt(inv[a * n + a] * inv[b * n + b]);
-                    r.correlations[p.free[a] * np + p.free[b]] = den > 0 ? inv[a * n + b] / den : 0.0;
-                }
-        } else {
-            r.hessian_ok = true;
-        }
-    }
+    if (options.uncertainties) detail::add_uncertainties(p, y, r);
     r.n_eval = p.n_eval;
     return r;
 }
 
 }  // namespace
+
+namespace detail {
+
+void add_uncertainties(Problem& p, const std::vector<double>& y, FitResult& r) {
+    const std::size_t np = p.x0.size();
+    const std::size_t n = p.nfree();
+    r.uncertainties.assign(np, 0.0);
+    r.correlations.assign(np * np, 0.0);
+    for (std::size_t i = 0; i < np; ++i) r.correlations[i * np + i] = 1.0;
+    if (n > 0) {
+        auto h = p.hessian(y);
+        std::vector<double> factor;
+        double shift = detail::shifted_cholesky(h, n, factor);
+        r.hessian_ok = shift == 0.0;
+        auto inv = detail::cholesky_inverse(factor, n);
+        for (std::size_t a = 0; a < n; ++a) {
+            r.uncertainties[p.free[a]] = std::sqrt(std::max(inv[a * n + a], 0.0)) * p.scale[a];
+        }
+        for (std::size_t a = 0; a < n; ++a)
+            for (std::size_t b = 0; b < n; ++b) {
+                if (a == b) continue;
+                double den = std::sqrt(inv[a * n + a] * inv[b * n + b]);
+                r.correlations[p.free[a] * np + p.free[b]] = den > 0 ? inv[a * n + b] / den : 0.0;
+            }
+    } else {
+        r.hessian_ok = true;
+    }
+}
+
+}  // namespace detail
 
 FitResult fit(const Model& model, const BoundLikelihood& data, const FitConfig& config, const FitOptions& options) {
     return run_fit(model, data, config.resolved(model), options);

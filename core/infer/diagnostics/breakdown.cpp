@@ -1,5 +1,6 @@
-// The POI's uncertainty split into groups of parameters (hfcore/breakdown.hpp): one free fit, one fit with every
-// parameter but the POI held, one fit per group with the group held at the free fit's values.
+// The POI's uncertainty split into groups of parameters (hfcore/breakdown.hpp): one free fit, then as one set of
+// held fits (the batched machinery of ranking) one with every parameter but the POI held and one per group with the
+// group held at the free fit's values.
 #include "hfcore/breakdown.hpp"
 
 #include <fnmatch.h>
@@ -10,6 +11,7 @@
 
 #include "hfcore/errors.hpp"
 #include "hfcore/observed_data.hpp"
+#include "infer/diagnostics/held_fits.hpp"
 #include "infer/diagnostics/parameter_lookup.hpp"
 #include "infer/diagnostics/text_tables.hpp"
 
@@ -134,20 +136,6 @@ BreakdownResult breakdown(const Model& model, const std::vector<double>& data, c
     };
     if (!r.fit.converged) fail("the free fit did not converge: " + r.fit.reason);
 
-    // A fit with `held` parameter components held at the free fit's values, started there.
-    auto held_fit = [&](const std::vector<bool>& held) {
-        FitConfig c = base;
-        for (std::size_t i = 0; i < held.size(); ++i)
-            if (held[i]) {
-                c.fixed[i] = true;
-                c.init[i] = r.fit.bestfit[i];
-            }
-        FitOptions o = fo;
-        o.start = r.fit.bestfit;
-        o.hessian_hints = nullptr;  // hints hold for one configuration; each held fit has its own
-        FitResult f = fit(model, data, c, o);
-        return std::make_pair(f, poi_uncertainty(model, data, f, c, r.convention, poi));
-    };
     // Holding parameters at the free minimum cannot lower the minimum; a held fit that does found a lower one.
     const double below = 1e-6 * std::max(1.0, std::abs(r.fit.twice_nll));
     auto check_held = [&](const FitResult& f, const std::string& what) -> std::string {
@@ -158,20 +146,11 @@ BreakdownResult breakdown(const Model& model, const std::vector<double>& data, c
         return "";
     };
 
-    const std::vector<bool> all_but_poi = [&] {
-        std::vector<bool> h(static_cast<std::size_t>(model.n_pars()), true);
-        h[poi] = false;
-        return h;
-    }();
-    const auto stat = held_fit(all_but_poi);
-    r.statistical = stat.second;
-    if (auto why = check_held(stat.first, "every parameter but the POI"); !why.empty()) fail(why);
-    r.systematic = std::sqrt(std::max(r.total * r.total - r.statistical * r.statistical, 0.0));
-
+    // What each fit holds: every parameter but the POI (the statistical part), then each group. Checked before
+    // any held fit runs.
+    std::vector<std::vector<bool>> held_sets(1, std::vector<bool>(static_cast<std::size_t>(model.n_pars()), true));
+    held_sets[0][poi] = false;
     for (const auto& g : groups) {
-        BreakdownGroup e;
-        e.name = g.name;
-        e.parameter_sets = g.parameter_sets;
         std::vector<bool> held(static_cast<std::size_t>(model.n_pars()), false);
         for (const auto& name : g.parameter_sets) {
             if (name == r.poi)
@@ -179,11 +158,56 @@ BreakdownResult breakdown(const Model& model, const std::vector<double>& data, c
             const auto [begin, end] = model.par_slice(name);  // InputError for an unknown set
             for (auto i = begin; i < end; ++i) held[static_cast<std::size_t>(i)] = true;
         }
-        const auto [f, sigma] = held_fit(held);
+        held_sets.push_back(std::move(held));
+    }
+    // The held fits of ranking and profile scans (diagnostics/held_fits.hpp: batched unless options.batched is
+    // false, each finished as a single fit is), started at the free minimum; then each one's Hessian at its
+    // minimum, as fit() reports uncertainties, for the POI's uncertainty with that group held.
+    detail::HeldFits held_fits(model, data, options, &r.fit);
+    std::vector<detail::HeldFitProblem> problems;
+    for (const auto& held : held_sets) {
+        detail::HeldFitProblem pr;
+        for (std::size_t i = 0; i < held.size(); ++i)
+            if (held[i] && !base.fixed[i]) pr.held.emplace_back(static_cast<std::int64_t>(i), r.fit.bestfit[i]);
+        pr.start = r.fit.bestfit;
+        problems.push_back(std::move(pr));
+    }
+    const auto outcomes = held_fits.run(problems);
+    const BoundLikelihood bound = model.bind(data);
+    auto held_fit = [&](std::size_t k) {
+        FitConfig c = base;
+        for (const auto& [i, v] : problems[k].held) {
+            c.fixed[static_cast<std::size_t>(i)] = true;
+            c.init[static_cast<std::size_t>(i)] = v;
+        }
+        FitResult f;
+        f.bestfit = outcomes[k].bestfit;
+        f.twice_nll = outcomes[k].twice_nll;
+        f.converged = outcomes[k].converged;
+        f.reason = outcomes[k].reason;
+        double sigma = 0.0;
+        if (f.converged) {
+            detail::Problem p = detail::make_problem(model, bound, c);
+            detail::add_uncertainties(p, p.to_y(f.bestfit), f);
+            sigma = poi_uncertainty(model, data, f, c, r.convention, poi);
+        }
+        return std::make_pair(f, sigma);
+    };
+
+    const auto stat = held_fit(0);
+    r.statistical = stat.second;
+    if (auto why = check_held(stat.first, "every parameter but the POI"); !why.empty()) fail(why);
+    r.systematic = std::sqrt(std::max(r.total * r.total - r.statistical * r.statistical, 0.0));
+
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        BreakdownGroup e;
+        e.name = groups[g].name;
+        e.parameter_sets = groups[g].parameter_sets;
+        const auto [f, sigma] = held_fit(g + 1);
         e.held_uncertainty = sigma;
         e.twice_nll = f.twice_nll;
         e.impact = std::sqrt(std::max(r.total * r.total - sigma * sigma, 0.0));
-        if (auto why = check_held(f, "group '" + g.name + "'"); !why.empty()) {
+        if (auto why = check_held(f, "group '" + e.name + "'"); !why.empty()) {
             e.converged = false;
             e.reason = why;
             fail(why);

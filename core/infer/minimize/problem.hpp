@@ -44,6 +44,10 @@ Problem make_problem(const Model& model, const BoundLikelihood& lik, const FitCo
 // The same binding `data` (an undefined tensor: a problem without data, for its scales and bounds alone).
 Problem make_problem(const Model& model, const Tensor& data, const FitConfig& config);
 
+// The Hessian uncertainties and correlations of a fit at y, its minimum, into r (every parameter; fixed ones
+// get 0), as fit() reports them (infer/fit.cpp).
+void add_uncertainties(Problem& p, const std::vector<double>& y, FitResult& r);
+
 // Scaled widths of every parameter, [P].
 std::vector<double> parameter_scales(const Model& model);
 
