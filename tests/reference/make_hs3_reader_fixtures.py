@@ -10,7 +10,9 @@ and evaluates both at two points: pyhf's suggested init, and a moved point (norm
 NextStat's HS3 reader uses ROOT's code1/code0 whatever the document says; lumi held at its init, as NextStat's reader
 takes lumi's global observable as 0; every other free parameter scaled by 0.95 or 1.1). pyhf's logpdf at both
 points is recorded too. Parameters are named as pyhf expands them ("name", "name[i]"); NextStat's one-bin "name[0]"
-is mapped to "name". A reader that refuses the document has its error recorded instead of numbers.
+is mapped to "name". A reader that refuses the document has its error recorded instead of numbers. Where pyhs3 reads the document, the
+workspace it read is also recorded as pyhs3 serialises it (pyhs3.Workspace.model_dump): an HS3 document from
+another writer, in pyhs3's layout, for hfcore to read.
 
 Usage: python3 tests/reference/make_hs3_reader_fixtures.py        (all cases; see cases())
 Environment: pip install nextstat==0.10.1 pyhs3==0.4.2 pyhf==0.7.6 (versions recorded). Inputs are read from
@@ -105,7 +107,10 @@ def pyhs3_logpdf(text, names, points):
             out.append(float(np.asarray(f(*[np.asarray(x[names.index(v.name)], dtype=float) for v in inputs])).ravel()[0]))
         if not all(np.isfinite(out)):
             return {"error": f"non-finite log-probability {out}"}
-        return {"logpdf": out}
+        # pyhs3 as a writer: the workspace it read, serialised by pyhs3 (its own layout, without hfcore's
+        # pyhf_config), for hfcore to read as a document from another writer.
+        written = ws.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return {"logpdf": out, "written": written}
     except Exception as e:
         return {"error": " ".join(str(e).split())[:600]}
 
