@@ -27,12 +27,36 @@ Value axes_of(const std::string& channel, std::size_t nbins) {
     return Array{Value(std::move(axis))};
 }
 
-Value modifier_to_hs3(const Value& m, Object& sample_data, bool& have_errors) {
+// The names of a per-bin modifier's parameters, as pyhf names them in a measurement ("name[i]"; "name" alone for
+// one bin) and as parameter_points names their values.
+Value bin_parameters(const std::string& name, std::size_t nbins) {
+    if (nbins == 1) return Array{Value(name)};
+    Array out;
+    for (std::size_t i = 0; i < nbins; ++i) out.emplace_back(name + "[" + std::to_string(i) + "]");
+    return out;
+}
+
+// The modifier as ROOT's RooJSONFactoryWSTool and the standard write it: one-parameter modifiers name their
+// "parameter" and, where constrained, the constraint by "constraint_name" (the Gaussian constraint term's name,
+// which ROOT writes) and by "constraint" (its type, which the standard's histfactory_dist defines); per-bin
+// modifiers (shapesys, staterror, shapefactor) name one parameter per bin in "parameters".
+Value modifier_to_hs3(const Value& m, std::size_t nbins, Object& sample_data, bool& have_errors) {
     const std::string& type = m["type"].as_string();
+    const std::string& name = m["name"].as_string();
     Object h;
     h.set("name", m["name"]);
     h.set("type", m["type"]);
-    h.set("parameter", m["name"]);
+    if (type == "shapesys" || type == "staterror" || type == "shapefactor")
+        h.set("parameters", bin_parameters(name, nbins));
+    else
+        h.set("parameter", m["name"]);
+    if (type == "normsys" || type == "histosys" || type == "lumi") {
+        h.set("constraint_name", Value(name + "Constraint"));
+        if (type != "lumi") h.set("constraint", Value("Gauss"));
+    }
+    // pyhf's interpolation codes, named: the standard's defaults, but another reader may default to ROOT's.
+    if (type == "normsys") h.set("interpolation", Value("code4"));
+    if (type == "histosys") h.set("interpolation", Value("code4p"));
     if (type == "normsys") {
         h.set("data", m["data"]);
     } else if (type == "histosys") {
@@ -47,23 +71,58 @@ Value modifier_to_hs3(const Value& m, Object& sample_data, bool& have_errors) {
         Object d;
         d.set("vals", m["data"]);
         h.set("constraint", Value("Poisson"));
+        h.set("constraint_type", Value("Poisson"));
         h.set("data", Value(std::move(d)));
     } else if (type == "staterror") {
         h.set("constraint", Value("Gauss"));
+        h.set("constraint_type", Value("Gauss"));
         if (!have_errors) {  // HS3 keeps a staterror's uncertainties as the sample's errors
             sample_data.set("errors", m["data"]);
             have_errors = true;
         } else {
             Object d;
-            d.set("vals", m["data"]);
+            d.set("uncertainties", m["data"]);
             h.set("data", Value(std::move(d)));
         }
     }
     return h;
 }
 
+// The constraint terms of one-parameter modifiers as ROOT writes them, each named by its modifiers'
+// "constraint_name": a gaussian_dist of the parameter around its global observable "nom_<parameter>" (the
+// auxiliary datum, 0 for normsys and histosys; for lumi the measurement's auxdata with its sigma).
+struct Constraints {
+    Array distributions;
+    std::vector<std::pair<std::string, Value>> globals;  // (global observable, value)
+    std::vector<std::string> seen;
+
+    void add(const std::string& parameter, const Value& nominal, const Value& sigma) {
+        if (std::find(seen.begin(), seen.end(), parameter) != seen.end()) return;
+        seen.push_back(parameter);
+        Object g;
+        g.set("name", Value(parameter + "Constraint"));
+        g.set("type", Value("gaussian_dist"));
+        g.set("x", Value(parameter));
+        g.set("mean", Value("nom_" + parameter));
+        g.set("sigma", sigma);
+        distributions.emplace_back(std::move(g));
+        globals.emplace_back("nom_" + parameter, nominal);
+    }
+};
+
+// The lumi parameter's auxdata and sigma from the first measurement that configures it (pyhf requires one).
+std::pair<Value, Value> lumi_constraint(const Value& ws, const std::string& name) {
+    for (const auto& m : ws["measurements"].as_array())
+        if (const auto* params = m["config"].find("parameters"))
+            for (const auto& p : params->as_array())
+                if (p["name"].as_string() == name && p.find("auxdata") && p.find("sigmas"))
+                    return {p["auxdata"][0], p["sigmas"][0]};
+    return {Value(1.0), Value(0.0)};
+}
+
 // One parameter_points entry per value of each measurement parameter with inits ("name" or "name[i]").
-Value parameter_points(const Value& config, const std::string& name) {
+Value parameter_points(const Value& config, const std::string& name,
+                       const std::vector<std::pair<std::string, Value>>& globals) {
     Array pars;
     if (const auto* params = config.find("parameters"))
         for (const auto& p : params->as_array()) {
@@ -80,6 +139,13 @@ Value parameter_points(const Value& config, const std::string& name) {
                 pars.emplace_back(std::move(e));
             }
         }
+    for (const auto& [global, value] : globals) {
+        Object e;
+        e.set("name", Value(global));
+        e.set("value", value);
+        e.set("const", Value(true));
+        pars.emplace_back(std::move(e));
+    }
     Object out;
     out.set("name", Value(name));
     out.set("parameters", Value(std::move(pars)));
@@ -136,6 +202,21 @@ struct Reader {
     }
 };
 
+// Whether a per-bin modifier's "parameters" are pyhf's names of one parameter's bins ("x[0]", "x[1]", ...), as
+// hfcore writes them; another writer's names (ROOT's "gamma_stat_<channel>_bin_<i>") are not.
+bool pyhf_bin_names(const Reader& rd, const Value& ps, const std::string& path) {
+    const auto& names = rd.array(ps, path);
+    if (names.empty()) return false;
+    const std::string& first = rd.string(names[0], path + "[0]");
+    const auto bracket = first.rfind('[');
+    if (bracket == std::string::npos || bracket == 0) return false;
+    const std::string base = first.substr(0, bracket);
+    for (std::size_t i = 0; i < names.size(); ++i)
+        if (rd.string(names[i], path + "[" + std::to_string(i) + "]") != base + "[" + std::to_string(i) + "]")
+            return false;
+    return true;
+}
+
 Value modifier_from_hs3(const Reader& rd, const Value& m, const Value& sample, const std::string& channel,
                         const std::string& path) {
     const std::string& type = rd.string(rd.get(m, "type", path), path + ".type");
@@ -143,6 +224,8 @@ Value modifier_from_hs3(const Reader& rd, const Value& m, const Value& sample, c
     std::string name;
     if (const auto* p = m.find("parameter"))
         name = rd.string(*p, path + ".parameter");
+    else if (const auto* ps = m.find("parameters"); ps && pyhf_bin_names(rd, *ps, path + ".parameters"))
+        name = ps->as_array()[0].as_string().substr(0, ps->as_array()[0].as_string().rfind('['));
     else if (type == "staterror")
         name = "staterror_" + channel;  // ROOT names every channel's staterror alike; pyhf keeps them apart
     else
@@ -171,8 +254,10 @@ Value modifier_from_hs3(const Reader& rd, const Value& m, const Value& sample, c
     } else if (type == "shapesys") {
         out.set("data", rd.numbers(rd.get(rd.get(m, "data", path), "vals", path + ".data"), path + ".data.vals"));
     } else if (type == "staterror") {
-        if (const auto* d = m.find("data"))
-            out.set("data", rd.numbers(rd.get(*d, "vals", path + ".data"), path + ".data.vals"));
+        if (const auto* d = m.find("data")) {  // "uncertainties" as the standard names them, "vals" as hfcore wrote
+            const char* key = d->find("uncertainties") ? "uncertainties" : "vals";
+            out.set("data", rd.numbers(rd.get(*d, key, path + ".data"), path + ".data." + key));
+        }
         else
             out.set("data", rd.numbers(rd.get(rd.get(sample, "data", path), "errors", path + " (sample data)"),
                                        path + " (sample data.errors)"));
@@ -186,7 +271,14 @@ Value modifier_from_hs3(const Reader& rd, const Value& m, const Value& sample, c
 
 // A measurement config from an analysis written by another program: the POI, and for every parameter named in the
 // parameter points or the domain its init, fixed flag and bounds (names "x[i]" regrouped into "x").
-Value config_from_analysis(const Reader& rd, const Value& doc, const Value& analysis, const std::string& path) {
+Value config_from_analysis(const Reader& rd, const Value& doc, const Value& analysis, const std::string& path,
+                           const std::vector<std::string>& model_parameters) {
+    // Parameter points and domains also hold global observables ("nom_alpha_x") and other names, not parameters
+    // of the model: pyhf's measurement would refuse them.
+    auto in_model = [&](const std::string& full) {
+        return std::find(model_parameters.begin(), model_parameters.end(), full.substr(0, full.find('['))) !=
+               model_parameters.end();
+    };
     Object config;
     const auto& pois = rd.array(rd.get(analysis, "parameters_of_interest", path), path + ".parameters_of_interest");
     if (pois.empty()) rd.fail(path + ".parameters_of_interest", "no parameter of interest");
@@ -214,7 +306,7 @@ Value config_from_analysis(const Reader& rd, const Value& doc, const Value& anal
             const auto* dom = named_list("domains", rd.string(dn, path + ".domains"));
             if (!dom || !dom->find("axes")) continue;
             for (const auto& a : (*dom)["axes"].as_array()) {
-                if (!a.find("name") || !a.find("min") || !a.find("max")) continue;
+                if (!a.find("name") || !a.find("min") || !a.find("max") || !in_model(a["name"].as_string())) continue;
                 auto& e = entry(a["name"].as_string());
                 if (!e.find("bounds")) e.set("bounds", Value(Array{}));
                 e.at("bounds").as_array().push_back(Value(Array{a["min"], a["max"]}));
@@ -223,7 +315,7 @@ Value config_from_analysis(const Reader& rd, const Value& doc, const Value& anal
     if (const auto* init = analysis.find("init"))
         if (const auto* pts = named_list("parameter_points", rd.string(*init, path + ".init")); pts && pts->find("parameters"))
             for (const auto& p : (*pts)["parameters"].as_array()) {
-                if (!p.find("name") || !p.find("value")) continue;
+                if (!p.find("name") || !p.find("value") || !in_model(p["name"].as_string())) continue;
                 auto& e = entry(p["name"].as_string());
                 if (!e.find("inits")) e.set("inits", Value(Array{}));
                 e.at("inits").as_array().push_back(p["value"]);
@@ -251,6 +343,7 @@ bool is_hs3(const json::Value& doc) {
 
 json::Value pyhf_to_hs3(const json::Value& ws) {
     Array distributions, data, dist_names, data_names;
+    Constraints constraints;
     for (const auto& ch : ws["channels"].as_array()) {
         const std::string& name = ch["name"].as_string();
         const auto& samples = ch["samples"].as_array();
@@ -261,7 +354,16 @@ json::Value pyhf_to_hs3(const json::Value& ws) {
             d.set("contents", s["data"]);
             bool have_errors = false;
             Array mods;
-            for (const auto& m : s["modifiers"].as_array()) mods.push_back(modifier_to_hs3(m, d, have_errors));
+            for (const auto& m : s["modifiers"].as_array()) {
+                mods.push_back(modifier_to_hs3(m, nbins, d, have_errors));
+                const std::string& type = m["type"].as_string();
+                if (type == "normsys" || type == "histosys") {
+                    constraints.add(m["name"].as_string(), Value(0.0), Value(1.0));
+                } else if (type == "lumi") {
+                    const auto [aux, sigma] = lumi_constraint(ws, m["name"].as_string());
+                    constraints.add(m["name"].as_string(), aux, sigma);
+                }
+            }
             Object hsample;
             hsample.set("name", s["name"]);
             hsample.set("data", Value(std::move(d)));
@@ -277,6 +379,7 @@ json::Value pyhf_to_hs3(const json::Value& ws) {
         dist_names.emplace_back(name);
         data_names.emplace_back(data_name(name));
     }
+    for (auto& c : constraints.distributions) distributions.push_back(std::move(c));
     for (const auto& obs : ws["observations"].as_array()) {
         Object d;
         d.set("name", Value(data_name(obs["name"].as_string())));
@@ -300,12 +403,12 @@ json::Value pyhf_to_hs3(const json::Value& ws) {
         a.set("init", Value("init_" + name));
         a.set("pyhf_config", m["config"]);  // the measurement as pyhf wrote it, for an exact way back
         analyses.emplace_back(std::move(a));
-        points.push_back(parameter_points(m["config"], "init_" + name));
+        points.push_back(parameter_points(m["config"], "init_" + name, constraints.globals));
         domains.push_back(domain(m["config"], "domain_" + name));
     }
     Object meta;
     meta.set("hs3_version", Value("0.2"));
-    meta.set("packages", Value(Array{Value(Object{{"name", Value("hfcore")}})}));
+    meta.set("packages", Value(Array{Value(Object{{"name", Value("hfcore")}, {"version", Value(HFCORE_VERSION)}})}));
     if (const auto* v = ws.find("version")) meta.set("pyhf_workspace_version", *v);
     Object out;
     out.set("metadata", Value(std::move(meta)));
@@ -417,6 +520,10 @@ json::Value hs3_to_pyhf(const json::Value& doc, const std::string& source) {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [pos, obs] : obs_by_position) observations.push_back(std::move(obs));
 
+    std::vector<std::string> model_parameters;
+    for (const auto& ch : channels)
+        for (const auto& smp : ch["samples"].as_array())
+            for (const auto& mod : smp["modifiers"].as_array()) model_parameters.push_back(mod["name"].as_string());
     Array measurements;
     if (const auto* an = doc.find("analyses"))
         for (std::size_t a = 0; a < rd.array(*an, "analyses").size(); ++a) {
@@ -425,7 +532,7 @@ json::Value hs3_to_pyhf(const json::Value& doc, const std::string& source) {
             Object m;
             m.set("name", Value(rd.string(rd.get(analysis, "name", ap), ap + ".name")));
             const auto* kept = analysis.find("pyhf_config");
-            m.set("config", kept ? *kept : config_from_analysis(rd, doc, analysis, ap));
+            m.set("config", kept ? *kept : config_from_analysis(rd, doc, analysis, ap, model_parameters));
             measurements.emplace_back(std::move(m));
         }
     if (measurements.empty()) rd.fail("analyses", "no analysis: hfcore needs one for the measurement and its POI");

@@ -4,6 +4,7 @@
 // other commands on HS3 files; what hfcore cannot represent is refused with its JSON path and exit status 2.
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "cli_run.hpp"
 #include "hfcore/hs3.hpp"
@@ -54,17 +55,69 @@ TEST(Hs3, RoundTripKeepsDigestAndLogpdf) {
 TEST(Hs3, LayoutIsHs3) {
     const json::Value h = pyhf_to_hs3(Workspace::load_file(example()).json());
     EXPECT_EQ(h["metadata"]["hs3_version"].as_string(), "0.2");
+    // Three channels, then the Gaussian constraint terms their modifiers name (ROOT's layout, which NextStat needs).
     const auto& d = h["distributions"].as_array();
-    ASSERT_EQ(d.size(), 3u);
-    for (const auto& dist : d) EXPECT_EQ(dist["type"].as_string(), "histfactory_dist");
+    ASSERT_GT(d.size(), 3u);
+    std::set<std::string> constraints, named;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        if (i < 3) {
+            EXPECT_EQ(d[i]["type"].as_string(), "histfactory_dist");
+            for (const auto& s : d[i]["samples"].as_array())
+                for (const auto& m : s["modifiers"].as_array()) {
+                    const auto& type = m["type"].as_string();
+                    if (type == "normsys" || type == "histosys" || type == "lumi") named.insert(m["constraint_name"].as_string());
+                    if (type == "staterror" || type == "shapesys" || type == "shapefactor") {
+                        EXPECT_TRUE(m["parameters"].is_array());
+                    }
+                }
+        } else {
+            EXPECT_EQ(d[i]["type"].as_string(), "gaussian_dist");
+            constraints.insert(d[i]["name"].as_string());
+        }
+    }
+    EXPECT_EQ(constraints, named);
+    EXPECT_EQ(h["metadata"]["packages"][0]["version"].as_string().empty(), false);
     EXPECT_EQ(h["likelihoods"][0]["distributions"].as_array().size(), 3u);
     EXPECT_EQ(h["analyses"][0]["parameters_of_interest"][0].as_string(), "mu");
     EXPECT_EQ(h["data"][0]["type"].as_string(), "binned");
     EXPECT_FALSE(h["domains"][0]["axes"].as_array().empty());
 }
 
-// A document written by another program, without hfcore's pyhf_config: the POI, inits and bounds come from the
-// analysis, its parameter point and its domain; the staterror's uncertainties from the sample's errors.
+// hfcore's HS3 before it followed ROOT's layout (no constraint terms, per-bin modifiers with one "parameter", a
+// second staterror's uncertainties as data.vals) still reads to the same workspace.
+TEST(Hs3, ReadsHfcoresOldLayout) {
+    HF_REQUIRE_SHARED();
+    for (const auto& path : workspaces()) {
+        SCOPED_TRACE(path);
+        const Workspace ws = Workspace::load_file(path);
+        json::Value h = pyhf_to_hs3(ws.json());
+        json::Array kept;
+        for (auto& dist : h.as_object().at("distributions").as_array()) {
+            if (dist["type"].as_string() != "histfactory_dist") continue;
+            for (auto& s : dist.as_object().at("samples").as_array())
+                for (auto& m : s.as_object().at("modifiers").as_array()) {
+                    auto& o = m.as_object();
+                    json::Object old;
+                    for (const char* k : {"name", "type", "constraint", "data"})
+                        if (o.find(k)) old.set(k, o.at(k));
+                    old.set("parameter", o.at("name"));
+                    if (old.find("data") && old.at("data").find("uncertainties")) {
+                        json::Object vals;
+                        vals.set("vals", old.at("data")["uncertainties"]);
+                        old.set("data", json::Value(std::move(vals)));
+                    }
+                    m = json::Value(std::move(old));
+                }
+            kept.push_back(dist);
+        }
+        h.as_object().set("distributions", json::Value(std::move(kept)));
+        EXPECT_EQ(Workspace(h, "old").digest(), ws.digest());
+    }
+}
+
+// A document written by another program in ROOT's layout, without hfcore's pyhf_config: the POI, inits and bounds
+// come from the analysis, its parameter point and its domain (the global observable "nom_alpha_syst" is no
+// parameter); the staterror's uncertainties from the sample's errors, its per-bin parameters ROOT's names.
 TEST(Hs3, ReadsAForeignDocument) {
     const json::Value doc = json::parse(R"({
       "distributions": [{"name": "ch", "type": "histfactory_dist",
@@ -73,12 +126,17 @@ TEST(Hs3, ReadsAForeignDocument) {
           {"name": "sig", "data": {"contents": [5.0, 10.0]},
            "modifiers": [{"name": "mu", "type": "normfactor", "parameter": "mu"}]},
           {"name": "bkg", "data": {"contents": [50.0, 60.0], "errors": [5.0, 6.0]},
-           "modifiers": [{"name": "mcstat", "type": "staterror"},
-                         {"name": "syst", "type": "normsys", "parameter": "alpha_syst", "data": {"hi": 1.1, "lo": 0.9}}]}]}],
+           "modifiers": [{"name": "mcstat", "type": "staterror", "constraint_type": "Gauss",
+                          "parameters": ["gamma_stat_ch_bin_0", "gamma_stat_ch_bin_1"]},
+                         {"name": "syst", "type": "normsys", "parameter": "alpha_syst",
+                          "constraint_name": "alpha_systConstraint", "data": {"hi": 1.1, "lo": 0.9}}]}]},
+        {"name": "alpha_systConstraint", "type": "gaussian_dist", "x": "alpha_syst", "mean": "nom_alpha_syst",
+         "sigma": 1.0}],
       "data": [{"name": "obs", "type": "binned", "contents": [52, 71]}],
       "likelihoods": [{"name": "L", "distributions": ["ch"], "data": ["obs"]}],
       "analyses": [{"name": "A", "likelihood": "L", "parameters_of_interest": ["mu"], "domains": ["D"], "init": "P"}],
-      "parameter_points": [{"name": "P", "parameters": [{"name": "mu", "value": 1.0}]}],
+      "parameter_points": [{"name": "P", "parameters": [{"name": "mu", "value": 1.0},
+                                                    {"name": "nom_alpha_syst", "value": 0.0, "const": true}]}],
       "domains": [{"name": "D", "type": "product_domain", "axes": [{"name": "mu", "min": 0, "max": 5}]}]
     })");
     const Workspace ws(doc, "foreign");
@@ -88,6 +146,7 @@ TEST(Hs3, ReadsAForeignDocument) {
     EXPECT_EQ(ch["samples"][1]["modifiers"][1]["name"].as_string(), "alpha_syst");
     const auto& config = ws.json()["measurements"][0]["config"];
     EXPECT_EQ(config["poi"].as_string(), "mu");
+    ASSERT_EQ(config["parameters"].as_array().size(), 1u);  // mu only: nom_alpha_syst is a global observable
     EXPECT_EQ(config["parameters"][0]["bounds"], json::parse("[[0, 5]]"));
     EXPECT_EQ(config["parameters"][0]["inits"], json::parse("[1.0]"));
     Model m(ws.model_spec(ModelRequest{}), load_backend("cpu"));
