@@ -7,7 +7,8 @@
 //   d lp / d normsys hi/lo = sum over the sample's elements of g_e base_e prod_(s != r) f_se d f_re / d hi, lo
 // plus the constraints' terms through the staterror widths and the shapesys tau. Tier 1 has no scatter, so every
 // partial lands in one slot of a contribution vector C, and each input gathers its (few) slots from C and sums
-// them; the normsys ones, whose slots are a whole sample's bins, are summed in a first gather of their own.
+// them; the normsys ones, whose slots are a whole sample's bins, are summed in a first gather of their own. The
+// rates (elements into bins) and d/d pars are gathered sums likewise: O(elements) memory, no dense incidence.
 #include "grad/backend_input_grad.hpp"
 
 #include <algorithm>
@@ -39,6 +40,13 @@ Tensor gather_sum(const Tensor& x, const Tensor& idx, std::int64_t n, std::int64
     return sum(gather(x, idx, 1).reshape({K, n, w}), 2);
 }
 
+// Sums of slots of a contribution vector: output i is the sum of its slots, padded with a slot holding 0.
+struct SlotSum {
+    Tensor idx;
+    std::int64_t n = 0, w = 1;
+    Tensor of(const Tensor& x) const { return gather_sum(x, idx, n, w); }
+};
+
 // A histosys delta's value and partials, for one interpolation code.
 struct DeltaTerms {
     Tensor value, d_alpha, d_hi, d_lo, d_nom;
@@ -51,24 +59,23 @@ struct BackendInputGradient::Impl {
     std::int64_t P = 0, N = 0, E = 0, R = 0, D = 0, G = 0, Q = 0, n_in = 0;
 
     // elements
-    Tensor nominal, elem_bin, incidence;
+    Tensor nominal, elem_bin;
+    SlotSum bin_sum, par_sum, norm_sum, in_sum;
+    std::vector<std::vector<std::int64_t>> par_slots;  // the parameters' slots in the d/d pars contributions
+    std::int64_t par_at = 0;
     // deltas [D, E]
-    Tensor d_idx, d_scatter, d_valid, up, dn, lo_d, hi_d, nom_d;
+    Tensor d_idx, d_valid, up, dn, lo_d, hi_d, nom_d;
     std::vector<std::pair<DeltaForm, Tensor>> delta_forms;  // forms present, with their masks
     // factors [R, E]
-    Tensor f_idx, f_scatter, f_lin, f_code1, f_loglo, f_loghi, f_lo, f_hi;
+    Tensor f_idx, f_lin, f_code1, f_loglo, f_loghi, f_lo, f_hi;
     Tensor coef[6], dcoef_hi[6], dcoef_lo[6];
     bool has_code1 = false, has_code4 = false;
-    std::int64_t n_norm = 0, w_norm = 0;
-    Tensor norm_idx;
+    std::int64_t n_norm = 0;
     // Gaussian constraints [G] and their staterror carriers [G, Wg]
-    Tensor g_par, g_aux, g_sigma, g_stat, g_scatter, g_dsig_dval, g_dsig_dnom;
+    Tensor g_par, g_aux, g_sigma, g_stat, g_dsig_dval, g_dsig_dnom;
     std::int64_t w_gauss = 1;
     // Poisson constraints [Q]
-    Tensor q_par, q_aux, q_tau, q_lgamma_aux, q_in, q_digamma_aux, q_dtau_dnom, q_dtau_dunc, q_scatter;
-    // the final gather: each input's slots in C
-    std::int64_t w_in = 1, zero_slot = 0;
-    Tensor in_idx;
+    Tensor q_par, q_aux, q_tau, q_lgamma_aux, q_in, q_digamma_aux, q_dtau_dnom, q_dtau_dunc;
 
     Impl(Backend& backend, const Structure& s, const std::vector<double>& y) : b(backend) {
         P = s.n_pars, N = s.n_main, n_in = s.n_inputs;
@@ -77,41 +84,41 @@ struct BackendInputGradient::Impl {
             R = std::max<std::int64_t>(R, static_cast<std::int64_t>(e.factors.size()));
             D = std::max<std::int64_t>(D, static_cast<std::int64_t>(e.deltas.size()));
         }
-        std::vector<std::vector<std::int64_t>> slots(static_cast<std::size_t>(n_in));
+        std::vector<std::vector<std::int64_t>> slots(static_cast<std::size_t>(n_in)), bin_slots(static_cast<std::size_t>(N));
+        par_slots.resize(static_cast<std::size_t>(P));
         std::int64_t at = 0;  // next free slot of C
 
-        std::vector<double> nom(static_cast<std::size_t>(E)), M(static_cast<std::size_t>(E * N), 0.0);
+        std::vector<double> nom(static_cast<std::size_t>(E));
         std::vector<std::int64_t> bins(static_cast<std::size_t>(E));
         for (std::int64_t e = 0; e < E; ++e) {
             const Element& el = s.elements[static_cast<std::size_t>(e)];
             nom[e] = y[el.nominal];
             bins[e] = el.bin;
-            M[e * N + el.bin] = 1.0;
+            bin_slots[el.bin].push_back(e);
             slots[el.nominal].push_back(at + e);
         }
         at += E;
         nominal = b.from_host(nom, {1, E});
         elem_bin = b.from_host_index(bins);
-        incidence = b.from_host(M, {E, N});
+        bin_sum = slot_sum(bin_slots, E);
 
         if (D > 0) setup_deltas(s, y, slots, at);
         if (R > 0) setup_factors(s, y, slots, at);
         setup_gauss(s, y, slots, at);
         setup_poisson(s, y, slots, at);
 
-        zero_slot = at;
-        for (const auto& v : slots) w_in = std::max<std::int64_t>(w_in, static_cast<std::int64_t>(v.size()));
-        std::vector<std::int64_t> idx(static_cast<std::size_t>(n_in * w_in), zero_slot);
-        for (std::int64_t i = 0; i < n_in; ++i)
-            std::copy(slots[i].begin(), slots[i].end(), idx.begin() + i * w_in);
-        in_idx = b.from_host_index(idx);
+        par_sum = slot_sum(par_slots, par_at);
+        in_sum = slot_sum(slots, at);
     }
 
-    Tensor scatter_matrix(const std::vector<std::int64_t>& par_of_slot) {
-        const auto n = static_cast<std::int64_t>(par_of_slot.size());
-        std::vector<double> S(static_cast<std::size_t>(n * (P + 1)), 0.0);
-        for (std::int64_t k = 0; k < n; ++k) S[k * (P + 1) + par_of_slot[k]] = 1.0;
-        return b.from_host(S, {n, P + 1});
+    SlotSum slot_sum(const std::vector<std::vector<std::int64_t>>& slots, std::int64_t zero_slot) {
+        SlotSum out;
+        out.n = static_cast<std::int64_t>(slots.size());
+        for (const auto& v : slots) out.w = std::max<std::int64_t>(out.w, static_cast<std::int64_t>(v.size()));
+        std::vector<std::int64_t> idx(static_cast<std::size_t>(out.n * out.w), zero_slot);
+        for (std::int64_t i = 0; i < out.n; ++i) std::copy(slots[i].begin(), slots[i].end(), idx.begin() + i * out.w);
+        out.idx = b.from_host_index(idx);
+        return out;
     }
     Tensor mask(const std::vector<double>& v, const Shape& shape) {
         return cmp(BinaryOp::ne, b.from_host(v, shape), 0.0);
@@ -134,11 +141,12 @@ struct BackendInputGradient::Impl {
                 form_mask[static_cast<std::size_t>(d.form)][k] = 1.0;
                 slots[d.hi].push_back(at + static_cast<std::int64_t>(k));
                 slots[d.lo].push_back(at + static_cast<std::int64_t>(DE + k));
+                par_slots[d.par].push_back(par_at + static_cast<std::int64_t>(k));
             }
         }
         at += 2 * static_cast<std::int64_t>(DE);
+        par_at += static_cast<std::int64_t>(DE);
         d_idx = b.from_host_index(idx);
-        d_scatter = scatter_matrix(idx);
         d_valid = b.from_host(valid, {D, E});
         lo_d = b.from_host(lo, {D, E});
         hi_d = b.from_host(hi, {D, E});
@@ -176,6 +184,7 @@ struct BackendInputGradient::Impl {
                 const Factor& f = el.factors[r];
                 const std::size_t k = r * static_cast<std::size_t>(E) + static_cast<std::size_t>(e);
                 idx[k] = f.par;
+                par_slots[f.par].push_back(par_at + static_cast<std::int64_t>(k));
                 if (f.form == FactorForm::linear) continue;
                 lin[k] = 0.0;
                 c1[k] = f.form == FactorForm::normsys_code1;
@@ -195,8 +204,8 @@ struct BackendInputGradient::Impl {
                 add_norm(f.lo, static_cast<std::int64_t>(RE + k));
             }
         }
+        par_at += static_cast<std::int64_t>(RE);
         f_idx = b.from_host_index(idx);
-        f_scatter = scatter_matrix(idx);
         f_lin = mask(lin, {R, E});
         f_code1 = mask(c1, {R, E});
         f_loglo = b.from_host(loglo, {R, E});
@@ -214,16 +223,9 @@ struct BackendInputGradient::Impl {
             dcoef_lo[c] = row_block(dcl, c);
         }
         n_norm = static_cast<std::int64_t>(norm_inputs.size());
-        for (const auto& v : norm_slots) w_norm = std::max<std::int64_t>(w_norm, static_cast<std::int64_t>(v.size()));
-        if (n_norm > 0) {
-            std::vector<std::int64_t> nidx(static_cast<std::size_t>(n_norm * w_norm), 2 * static_cast<std::int64_t>(RE));
-            for (std::int64_t j = 0; j < n_norm; ++j) {
-                std::copy(norm_slots[j].begin(), norm_slots[j].end(), nidx.begin() + j * w_norm);
-                slots[norm_inputs[j]].push_back(at + j);
-            }
-            norm_idx = b.from_host_index(nidx);
-            at += n_norm;
-        }
+        for (std::int64_t j = 0; j < n_norm; ++j) slots[norm_inputs[j]].push_back(at + j);
+        at += n_norm;
+        if (n_norm > 0) norm_sum = slot_sum(norm_slots, 2 * static_cast<std::int64_t>(RE));
     }
 
     void setup_gauss(const Structure& s, const std::vector<double>& y, std::vector<std::vector<std::int64_t>>& slots,
@@ -237,6 +239,7 @@ struct BackendInputGradient::Impl {
         for (std::int64_t i = 0; i < G; ++i) {
             const Gauss& g = s.gauss[static_cast<std::size_t>(i)];
             par[i] = g.par, sigma[i] = g.sigma, stat[i] = !g.stat_vals.empty();
+            par_slots[g.par].push_back(par_at + i);
             for (std::size_t w = 0; w < g.stat_vals.size(); ++w) {
                 const std::int64_t k = i * w_gauss + static_cast<std::int64_t>(w);
                 vidx[k] = g.stat_vals[w], nidx[k] = g.stat_noms[w];
@@ -247,7 +250,7 @@ struct BackendInputGradient::Impl {
         at += 2 * G * w_gauss;
         g_par = b.from_host_index(par);
         g_aux = b.from_host(s.gauss_aux_value);
-        g_scatter = scatter_matrix(par);
+        par_at += G;
         // The staterror widths from the inputs, on the backend: sigma = tl::sqrt(sum vals^2) / sum nominals, and
         // d sigma / d val_k = val_k / (tl::sqrt(sum vals^2) sum nominals), d sigma / d nominal_k = -sigma / sum nominals.
         std::vector<double> y0(y);
@@ -275,6 +278,7 @@ struct BackendInputGradient::Impl {
         for (std::int64_t i = 0; i < Q; ++i) {
             const Poisson& q = s.pois[static_cast<std::size_t>(i)];
             par[i] = q.par, tau[i] = q.tau, aux[i] = q.aux_value;
+            par_slots[q.par].push_back(par_at + i);
             if (q.nominal < 0) continue;
             in[i] = 1.0;
             nidx[i] = q.nominal, uidx[i] = q.unc;
@@ -286,7 +290,7 @@ struct BackendInputGradient::Impl {
         }
         at += 2 * Q;
         q_par = b.from_host_index(par);
-        q_scatter = scatter_matrix(par);
+        par_at += Q;
         std::vector<double> y1(y);
         y1.push_back(1.0);  // the padding's input
         const Tensor yt = b.from_host(y1);
@@ -357,7 +361,8 @@ struct BackendInputGradient::Impl {
         std::vector<Tensor> parts;  // the contribution vector C, in slot order
 
         // deltas and the base rates
-        Tensor base = nominal, dn_sum, dpar = b.full({K, P + 1}, 0.0);
+        Tensor base = nominal, dn_sum;
+        std::vector<Tensor> dpar;  // the d/d pars contributions, in par_slots' order
         DeltaTerms dt;
         if (D > 0) {
             const Tensor a = gather(pa, d_idx, 1).reshape({K, D, E});
@@ -423,7 +428,8 @@ struct BackendInputGradient::Impl {
 
         // main Poisson terms
         const Tensor value_e = mul(base, F);
-        const Tensor rate = matmul(value_e, incidence);
+        const Tensor zero_col = b.full({K, 1}, 0.0);
+        const Tensor rate = bin_sum.of(concatenate({value_e, zero_col}, 1));
         const Tensor n_zero = cmp(BinaryOp::eq, n, 0.0);
         Tensor lp = sum(sub(sub(xlogy(n, rate), rate), tl::lgamma(add(n, 1.0))), 1);
         const Tensor w = where(n_zero, scalar_like(rate, -1.0), add(divide(n, rate), -1.0));
@@ -440,16 +446,16 @@ struct BackendInputGradient::Impl {
             const Tensor gF3 = gF.reshape({K, 1, E});
             parts.push_back(mul(gF3, dt.d_hi).reshape({K, D * E}));
             parts.push_back(mul(gF3, dt.d_lo).reshape({K, D * E}));
-            dpar = add(dpar, matmul(mul(gF3, dt.d_alpha).reshape({K, D * E}), d_scatter));
+            dpar.push_back(mul(gF3, dt.d_alpha).reshape({K, D * E}));
         }
         if (R > 0) {
             const Tensor gbo = mul(mul(g, base).reshape({K, 1, E}), others);  // d lp / d f [K, R, E]
-            dpar = add(dpar, matmul(mul(gbo, df).reshape({K, R * E}), f_scatter));
+            dpar.push_back(mul(gbo, df).reshape({K, R * E}));
             if (n_norm > 0) {
                 const Tensor both = concatenate({mul(gbo, dfh).reshape({K, R * E}), mul(gbo, dfl).reshape({K, R * E}),
-                                                 b.full({K, 1}, 0.0)},
+                                                 zero_col},
                                                 1);
-                parts.push_back(gather_sum(both, norm_idx, n_norm, w_norm));
+                parts.push_back(norm_sum.of(both));
             }
         }
 
@@ -461,7 +467,7 @@ struct BackendInputGradient::Impl {
             const Tensor dsig = divide(add(mul(z, z), -1.0), g_sigma).reshape({K, G, 1});
             parts.push_back(mul(dsig, g_dsig_dval).reshape({K, G * w_gauss}));
             parts.push_back(mul(dsig, g_dsig_dnom).reshape({K, G * w_gauss}));
-            dpar = add(dpar, matmul(divide(z, g_sigma), g_scatter));
+            dpar.push_back(divide(z, g_sigma));
         }
         // Poisson constraints: lp += aux tl::log(tau par) - tau par - tl::lgamma(aux + 1); aux = tau where it is the model's
         if (Q > 0) {
@@ -472,18 +478,16 @@ struct BackendInputGradient::Impl {
             const Tensor dtau = add(sub(divide(q_aux, q_tau), x), sub(tl::log(rq), q_digamma_aux));
             parts.push_back(mul(dtau, q_dtau_dnom));
             parts.push_back(mul(dtau, q_dtau_dunc));
-            dpar = add(dpar, matmul(sub(divide(q_aux, x), q_tau), q_scatter));
+            dpar.push_back(sub(divide(q_aux, x), q_tau));
         }
-        parts.push_back(b.full({K, 1}, 0.0));  // the padding slot
-        const Tensor C = concatenate(parts, 1);
-        const Tensor d_in = mul(gather_sum(C, in_idx, n_in, w_in), -2.0);
+        parts.push_back(zero_col);  // the padding slot
+        dpar.push_back(zero_col);
+        const Tensor d_in = mul(in_sum.of(concatenate(parts, 1)), -2.0);
 
         BackendGradients out;
         out.value = b.to_host_double(mul(lp, -2.0));
         out.d_inputs = b.to_host_double(d_in);
-        std::vector<std::int64_t> pidx(static_cast<std::size_t>(P));
-        for (std::int64_t i = 0; i < P; ++i) pidx[i] = i;
-        out.d_pars = b.to_host_double(mul(gather(dpar, b.from_host_index(pidx), 1), -2.0));
+        out.d_pars = b.to_host_double(mul(par_sum.of(concatenate(dpar, 1)), -2.0));
         out.d_main = b.to_host_double(mul(d_main, -2.0));
         return out;
     }
