@@ -21,6 +21,15 @@ double norm_rel(const std::vector<double>& got, const std::vector<double>& ref) 
     return scale > 0 ? worst / scale : worst;
 }
 
+// Largest difference relative to each component, for components above 1e-6 of the largest.
+double component_rel(const std::vector<double>& got, const std::vector<double>& ref) {
+    double scale = 0, worst = 0;
+    for (double v : ref) scale = std::max(scale, std::abs(v));
+    for (std::size_t i = 0; i < std::min(got.size(), ref.size()); ++i)
+        if (std::abs(ref[i]) > 1e-6 * scale) worst = std::max(worst, std::abs(got[i] - ref[i]) / std::abs(ref[i]));
+    return worst;
+}
+
 struct Config {
     std::string plugin;
     Precision precision;
@@ -56,7 +65,9 @@ protected:
         EXPECT_LE(dp, tol) << what << " d_pars";
         EXPECT_LE(dm, tol) << what << " d_main_data";
         const double worst = std::max({v, di, dp, dm});
-        measured(what + " backend vs tape (rel)", worst);
+        measured(what + " backend vs tape (rel. to largest)", worst);
+        measured(what + " d_inputs backend vs tape (rel. per component above 1e-6 of the largest)",
+                 component_rel(dev.d_inputs, tape.d_inputs));
         return worst;
     }
     void SetUp() override { HF_REQUIRE_PLUGIN(GetParam().plugin); }
@@ -84,6 +95,17 @@ TEST_P(BackendInputGrad, EveryInterpolationCode) {
 TEST_P(BackendInputGrad, Sbottom) {
     HF_REQUIRE_SHARED();
     compare("sbottom_regionA_1300_205_60");
+}
+
+// One evaluation downloads its four results (value, d/d inputs, d/d pars, d/d main data) and nothing else.
+TEST_P(BackendInputGrad, DownloadsOnlyTheResults) {
+    const GradCase c = load_grad_case("example");
+    LoadOptions lo;
+    lo.precision = GetParam().precision;
+    const Model model(c.spec, load_backend(GetParam().plugin, lo));
+    model.backend()->reset_transfers();
+    (void)grad::twice_nll_gradient(c.spec, model, off_kink_point(model), c.main_data, grad::Engine::backend);
+    EXPECT_EQ(model.backend()->transfers().downloads, 4u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Plugins, BackendInputGrad,
