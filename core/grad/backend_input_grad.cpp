@@ -40,6 +40,17 @@ Tensor gather_sum(const Tensor& x, const Tensor& idx, std::int64_t n, std::int64
     return sum(gather(x, idx, 1).reshape({K, n, w}), 2);
 }
 
+// Calls fn(element, slot k = row * E + element index, entry) for every entry of each element's row list
+// (`rows(element)`: its factors or its deltas), the dense layout's slot of row r of element e.
+template <class Rows, class Fn>
+void for_each_entry(const Structure& s, Rows rows, Fn&& fn) {
+    const auto E = s.elements.size();
+    for (std::size_t e = 0; e < E; ++e) {
+        const auto& list = rows(s.elements[e]);
+        for (std::size_t r = 0; r < list.size(); ++r) fn(s.elements[e], r * E + e, list[r]);
+    }
+}
+
 // Sums of slots of a contribution vector: output i is the sum of its slots, padded with a slot holding 0.
 struct SlotSum {
     Tensor idx;
@@ -130,20 +141,16 @@ struct BackendInputGradient::Impl {
         std::vector<std::int64_t> idx(DE, P);
         std::vector<double> valid(DE, 0.0), lo(DE, 0.0), hi(DE, 0.0), nm(DE, 0.0);
         std::vector<std::vector<double>> form_mask(3, std::vector<double>(DE, 0.0));
-        for (std::int64_t e = 0; e < E; ++e) {
-            const Element& el = s.elements[static_cast<std::size_t>(e)];
-            for (std::size_t r = 0; r < el.deltas.size(); ++r) {
-                const Delta& d = el.deltas[r];
-                const std::size_t k = r * static_cast<std::size_t>(E) + static_cast<std::size_t>(e);
-                idx[k] = d.par;
-                valid[k] = 1.0;
-                lo[k] = y[d.lo], hi[k] = y[d.hi], nm[k] = y[el.nominal];
-                form_mask[static_cast<std::size_t>(d.form)][k] = 1.0;
-                slots[d.hi].push_back(at + static_cast<std::int64_t>(k));
-                slots[d.lo].push_back(at + static_cast<std::int64_t>(DE + k));
-                par_slots[d.par].push_back(par_at + static_cast<std::int64_t>(k));
-            }
-        }
+        const auto deltas = [](const Element& el) -> const std::vector<Delta>& { return el.deltas; };
+        for_each_entry(s, deltas, [&](const Element& el, std::size_t k, const Delta& d) {
+            idx[k] = d.par;
+            valid[k] = 1.0;
+            lo[k] = y[d.lo], hi[k] = y[d.hi], nm[k] = y[el.nominal];
+            form_mask[static_cast<std::size_t>(d.form)][k] = 1.0;
+            slots[d.hi].push_back(at + static_cast<std::int64_t>(k));
+            slots[d.lo].push_back(at + static_cast<std::int64_t>(DE + k));
+            par_slots[d.par].push_back(par_at + static_cast<std::int64_t>(k));
+        });
         at += 2 * static_cast<std::int64_t>(DE);
         par_at += static_cast<std::int64_t>(DE);
         d_idx = b.from_host_index(idx);
@@ -178,32 +185,28 @@ struct BackendInputGradient::Impl {
             }
             norm_slots[static_cast<std::size_t>(it - norm_inputs.begin())].push_back(slot);
         };
-        for (std::int64_t e = 0; e < E; ++e) {
-            const Element& el = s.elements[static_cast<std::size_t>(e)];
-            for (std::size_t r = 0; r < el.factors.size(); ++r) {
-                const Factor& f = el.factors[r];
-                const std::size_t k = r * static_cast<std::size_t>(E) + static_cast<std::size_t>(e);
-                idx[k] = f.par;
-                par_slots[f.par].push_back(par_at + static_cast<std::int64_t>(k));
-                if (f.form == FactorForm::linear) continue;
-                lin[k] = 0.0;
-                c1[k] = f.form == FactorForm::normsys_code1;
-                (f.form == FactorForm::normsys_code1 ? has_code1 : has_code4) = true;
-                lo[k] = y[f.lo], hi[k] = y[f.hi];
-                loglo[k] = std::log(lo[k]), loghi[k] = std::log(hi[k]);
-                // code4's coefficients and their derivatives with respect to hi and lo (one tangent each)
-                Dual<double> c_hi[6], c_lo[6];
-                hf::detail::code4_coefficients(Dual<double>(lo[k], 0.0), Dual<double>(hi[k], 1.0), c_hi);
-                hf::detail::code4_coefficients(Dual<double>(lo[k], 1.0), Dual<double>(hi[k], 0.0), c_lo);
-                for (std::size_t c = 0; c < 6; ++c) {
-                    cf[c * RE + k] = c_hi[c].v;
-                    dch[c * RE + k] = c_hi[c].d;
-                    dcl[c * RE + k] = c_lo[c].d;
-                }
-                add_norm(f.hi, static_cast<std::int64_t>(k));
-                add_norm(f.lo, static_cast<std::int64_t>(RE + k));
+        const auto factors = [](const Element& el) -> const std::vector<Factor>& { return el.factors; };
+        for_each_entry(s, factors, [&](const Element&, std::size_t k, const Factor& f) {
+            idx[k] = f.par;
+            par_slots[f.par].push_back(par_at + static_cast<std::int64_t>(k));
+            if (f.form == FactorForm::linear) return;
+            lin[k] = 0.0;
+            c1[k] = f.form == FactorForm::normsys_code1;
+            (f.form == FactorForm::normsys_code1 ? has_code1 : has_code4) = true;
+            lo[k] = y[f.lo], hi[k] = y[f.hi];
+            loglo[k] = std::log(lo[k]), loghi[k] = std::log(hi[k]);
+            // code4's coefficients and their derivatives with respect to hi and lo (one tangent each)
+            Dual<double> c_hi[6], c_lo[6];
+            hf::detail::code4_coefficients(Dual<double>(lo[k], 0.0), Dual<double>(hi[k], 1.0), c_hi);
+            hf::detail::code4_coefficients(Dual<double>(lo[k], 1.0), Dual<double>(hi[k], 0.0), c_lo);
+            for (std::size_t c = 0; c < 6; ++c) {
+                cf[c * RE + k] = c_hi[c].v;
+                dch[c * RE + k] = c_hi[c].d;
+                dcl[c * RE + k] = c_lo[c].d;
             }
-        }
+            add_norm(f.hi, static_cast<std::int64_t>(k));
+            add_norm(f.lo, static_cast<std::int64_t>(RE + k));
+        });
         par_at += static_cast<std::int64_t>(RE);
         f_idx = b.from_host_index(idx);
         f_lin = mask(lin, {R, E});
