@@ -5,7 +5,8 @@
 
 On the eRJR workspace with one signal patch and an ATLAS sbottom model, alternating in one run: the asymptotic
 hypotest (qtilde, mu = 1) and hf::grad::hypotest_gradient (the same hypotest and d CLs_obs, d CLs_exp / d every
-input). Prints each median and the ratio.
+input). Prints each median and the ratio; then K = 64 models differing in their yields in one
+hypotest_gradients call (threads: every core), per model, against the single call.
 """
 import argparse
 import os
@@ -47,6 +48,11 @@ def main():
                         sys.exit(f"{name}: no gradient ({answer['result']['status']})")
             t, g = statistics.median(times["hypotest"]), statistics.median(times["hypotest_grad"])
             print(f"{name:32} {info['n_pars']:>5} {t * 1e3:>8.2f}ms {g * 1e3:>10.2f}ms {g / t:>6.2f}")
+            batch = timer.request(cmd="time", id=name, task="hypotest_grad_batch", k=64, mu=1.0, min_reps=1,
+                                  min_time=0.0)
+            assert batch["result"]["ok_items"] == 64, batch["result"]
+            b = batch["median"] / 64
+            print(f"{'  64 models in one call, each':32} {'':>5} {'':>10} {b * 1e3:>10.2f}ms {b / t:>6.2f}")
     finally:
         timer.close()
 

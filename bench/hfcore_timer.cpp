@@ -7,7 +7,7 @@
 //    "synthetic": [bins, nuisance] (instead of workspace), "backend": "cpu", "precision": "64b"}
 //     -> {"ok": true, "n_pars": P, "n_main": N, "n_aux": A, "seconds": load+compile time}
 //   {"cmd": "time", "id": "erjr", "task": "logpdf"|"logpdf_device"|"batch"|"grad"|"fit"|"hypotest"|
-//    "hypotest_grad"|"upper_limit"|"toys"|"ranking"|"profile", "k": 10000 (batch), "gradient": false (batch: with the
+//    "hypotest_grad"|"hypotest_grad_batch"|"upper_limit"|"toys"|"ranking"|"profile", "k": 10000 (batch), "gradient": false (batch: with the
 //    points' gradients), "min_time": 0.2, "min_reps": 3,
 //    "max_reps": 1000, "polish": false, "algorithm": "lbfgs", "tolerance": 1e-6 (fit options, optional),
 //    "warmup": false (no untimed first call),
@@ -22,6 +22,7 @@
 // workload, times one task and prints one answer.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <cstdio>
 #include <functional>
@@ -229,6 +230,26 @@ json::Value cmd_time(const json::Value& req) {
             result.set("CLs_exp", to_json(std::vector<double>(r->exp.begin(), r->exp.end())));
             result.set("status", json::Value(std::string(hf::grad::status_name(r->status))));
             result.set("d_exp_median", to_json(r->d_exp[2]));
+        };
+    } else if (task == "hypotest_grad_batch") {
+        // hf::grad::hypotest_gradients for K models whose inputs are the workload's scaled by 1 +- 2%.
+        const double mu = get_number(req, "mu", 1.0);
+        const auto k = static_cast<std::size_t>(get_number(req, "k", 64));
+        const int threads = static_cast<int>(get_number(req, "threads", 0));
+        const auto y0 = hf::grad::flatten_inputs(l.w.spec);
+        std::vector<std::vector<double>> ys(k, y0);
+        for (std::size_t j = 0; j < k; ++j)
+            for (std::size_t i = 0; i < y0.size(); ++i)
+                ys[j][i] *= 1.0 + 0.02 * std::sin(1.0 + static_cast<double>(j) + 0.3 * static_cast<double>(i));
+        const std::vector<std::vector<double>> main_data{std::vector<double>(data.begin(), data.begin() + m.n_main())};
+        auto r = std::make_shared<std::vector<hf::grad::HypotestGradient>>();
+        fn = [&m, &l, ys, main_data, hopts, r, mu, threads] {
+            *r = hf::grad::hypotest_gradients(mu, l.w.spec, m, ys, main_data, hopts, threads);
+        };
+        report = [&result, r] {
+            std::int64_t ok = 0;
+            for (const auto& g : *r) ok += g.status == hf::grad::Status::ok;
+            result.set("ok_items", json::Value(ok));
         };
     } else if (task == "upper_limit") {
         hf::infer::Toms748Options t;

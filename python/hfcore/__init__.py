@@ -32,6 +32,7 @@ from . import readxml  # noqa: E402  (uproot is imported when a ROOT file is fir
 from . import writexml  # noqa: E402
 from . import compat, events, interpolators, modifiers, parameters, probability, schema  # noqa: E402
 from . import grad, tabulate  # noqa: E402
+from . import mixins  # noqa: E402,F401  (pyhf.mixins, not in pyhf's __all__ either)
 
 __version__ = "0.1.0"
 

@@ -10,7 +10,11 @@ optimizer is chosen; the choice decides what a fit hands back with ``return_resu
   ``fmin``, ``covariance`` (iminuit is the optional extra ``hfcore[minuit]``).
 
 ``strategy``, ``tolerance`` and ``errordef`` configure that Minuit object (its MINOS and HESSE calls), as pyhf's
-do. hfcore's minimiser keeps its own convergence criterion, which is stricter than Minuit's at any tolerance
+do.
+
+As in pyhf, each name is resolved on use (a module ``__getattr__``) and stands for its library: ``scipy_optimizer``
+needs scipy (its result object is scipy's ``OptimizeResult``; ImportError without it), ``minuit_optimizer``
+needs iminuit (ImportBackendError without it). hfcore's minimiser keeps its own convergence criterion, which is stricter than Minuit's at any tolerance
 Minuit accepts, so the minimum does not move when the tolerance changes.
 """
 
@@ -36,7 +40,7 @@ class _OptimizerBase:
         return f"<hfcore.optimize.{type(self).__name__} (minimum found by hfcore's minimiser)>"
 
 
-class scipy_optimizer(_OptimizerBase):
+class _ScipyOptimizer(_OptimizerBase):
     """pyhf's ``scipy_optimizer(tolerance=None, solver_options={}, maxiter=100000, verbose=0)``."""
 
     def __init__(self, *args, **kwargs):
@@ -46,7 +50,7 @@ class scipy_optimizer(_OptimizerBase):
         super().__init__(*args, **kwargs)
 
 
-class minuit_optimizer(_OptimizerBase):
+class _MinuitOptimizer(_OptimizerBase):
     """pyhf's ``minuit_optimizer(errordef=1, steps=1000, strategy=None, tolerance=0.1, maxiter=100000,
     verbose=0)``; ``strategy=None`` means 0 with an analytic gradient, as pyhf (hfcore always has one)."""
 
@@ -59,9 +63,30 @@ class minuit_optimizer(_OptimizerBase):
         super().__init__(*args, **kwargs)
 
 
-# Held under private names: a caller deleting the public ones (pyhf's tests of its lazy imports do) must not
-# take them from by_name.
-_KNOWN = {"scipy": scipy_optimizer, "minuit": minuit_optimizer}
+# Under pyhf's names in reprs and error messages.
+_ScipyOptimizer.__name__ = _ScipyOptimizer.__qualname__ = "scipy_optimizer"
+_MinuitOptimizer.__name__ = _MinuitOptimizer.__qualname__ = "minuit_optimizer"
+
+_KNOWN = {"scipy": _ScipyOptimizer, "minuit": _MinuitOptimizer}
+
+
+def __getattr__(name):
+    # The public names are not module globals, so they resolve here on every use (also after a caller deleted
+    # one, as pyhf's tests of its lazy imports do) and check the library each stands for at that moment.
+    if name == "scipy_optimizer":
+        import scipy.optimize  # noqa: F401  (ImportError without scipy, as pyhf)
+
+        return _ScipyOptimizer
+    if name == "minuit_optimizer":
+        from .infer._minuit import _import_iminuit
+
+        _import_iminuit()
+        return _MinuitOptimizer
+    raise AttributeError(f"module 'hfcore.optimize' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)
 
 
 def by_name(name):
@@ -72,4 +97,4 @@ def by_name(name):
             f"The optimizer provided is not supported: {name}. Select from one of the supported optimizers: "
             f"{', '.join(known)}"
         )
-    return known[name]()
+    return __getattr__(f"{name}_optimizer")()

@@ -14,6 +14,7 @@ import numpy as np
 from . import _core
 from . import exceptions
 from ._pdf_distributions import _Distributions
+from .mixins import _ChannelSummaryMixin
 from .modifiers import _check_modifier_set
 from ._pdf_parts import _ConstraintModel, _MainModel, _TensorViewer
 
@@ -41,14 +42,15 @@ def _interpcodes(modifier_settings):
 class _ParamSet:
     """What pyhf's ``model.config.param_set(name)`` shows of a parameter set."""
 
-    def __init__(self, info):
+    def __init__(self, info, bounds_given=False):
         self.name = info["name"]
         self.modifier_type = info["modifier_type"]
         self.n_parameters = info["n"]
         self.is_scalar = info["modifier_type"] in ("normfactor", "lumi", "normsys", "histosys")
         self.is_shared = True
         self.suggested_init = list(info["inits"])
-        self.suggested_bounds = [tuple(b) for b in info["bounds"]]
+        # pyhf's types: the bounds a spec's parameter config gives stay lists, a modifier's defaults are tuples.
+        self.suggested_bounds = [(list if bounds_given else tuple)(b) for b in info["bounds"]]
         self.suggested_fixed = list(info["fixed"])
         self.constrained = info["constrained"]
         self.pdf_type = info["constraint"]
@@ -75,7 +77,7 @@ class _ParamSet:
         return f"<hfcore paramset {self.name} ({self.modifier_type}, {self.n_parameters} parameter(s))>"
 
 
-class _ModelConfig:
+class _ModelConfig(_ChannelSummaryMixin):
     """``model.config``: channels, samples, parameters in pyhf's order, suggested init/bounds/fixed, POI."""
 
     def __init__(self, model, spec):
@@ -83,12 +85,7 @@ class _ModelConfig:
         info = model._config_info()
         self._channels = info["channels"]
         self._samples = info["samples"]
-        self._channel_nbins = dict(zip(info["channels"], info["channel_nbins"]))
-        self._channel_slices = {}
-        begin = 0
-        for c in self._channels:
-            self._channel_slices[c] = slice(begin, begin + self._channel_nbins[c])
-            begin += self._channel_nbins[c]
+        self._set_channel_bins(dict(zip(info["channels"], info["channel_nbins"])))
         mods = set()
         for channel in spec.get("channels", []):
             for sample in channel.get("samples", []):
@@ -96,6 +93,8 @@ class _ModelConfig:
                     mods.add((m["name"], m["type"]))
         self._modifiers = sorted(mods)
         self.modifier_settings = info["modifier_settings"]
+        self._bounds_given = {p.get("name") for p in spec.get("parameters", [])
+                              if isinstance(p, dict) and "bounds" in p}
         self._set_info(info)
 
     def _set_info(self, info):
@@ -112,7 +111,7 @@ class _ModelConfig:
         for p in info["parameter_sets"]:
             self.par_map[p["name"]] = {
                 "slice": slice(p["offset"], p["offset"] + p["n"]),
-                "paramset": _ParamSet(p),
+                "paramset": _ParamSet(p, p["name"] in self._bounds_given),
             }
             if p["constrained"]:
                 self.auxdata_order.append(p["name"])
@@ -120,27 +119,6 @@ class _ModelConfig:
         self._init = [x for n in self._par_order for x in self.par_map[n]["paramset"].suggested_init]
         self._bounds = [b for n in self._par_order for b in self.par_map[n]["paramset"].suggested_bounds]
         self._fixed = [f for n in self._par_order for f in self.par_map[n]["paramset"].suggested_fixed]
-
-    # ---- pyhf's _ChannelSummaryMixin ----
-    @property
-    def channels(self):
-        return self._channels
-
-    @property
-    def samples(self):
-        return self._samples
-
-    @property
-    def modifiers(self):
-        return self._modifiers
-
-    @property
-    def channel_nbins(self):
-        return self._channel_nbins
-
-    @property
-    def channel_slices(self):
-        return self._channel_slices
 
     # ---- parameters ----
     @property
@@ -249,7 +227,15 @@ class Model(_LikelihoodParts, _Distributions, _core.Model):
                  clip_bin_data=None, **config_kwargs):
         _check_modifier_set(spec, modifier_set, validate)
         if clip_sample_data is not None or clip_bin_data is not None:
-            raise exceptions.Unsupported("clip_sample_data / clip_bin_data are not supported by hfcore")
+            # pyhf clips the expected data from below (per sample or per bin) inside its likelihood; the engine's
+            # yields, logpdf, gradients and fits have no such clip, and applying it in Python to expected_data
+            # alone would give numbers the fits do not use.
+            given = [f"{k}={v!r}" for k, v in (("clip_sample_data", clip_sample_data), ("clip_bin_data", clip_bin_data))
+                     if v is not None]
+            raise exceptions.Unsupported(
+                f"{', '.join(given)}: hfcore's engine does not clip expected data (pyhf's clip of each sample's or "
+                "bin's expected data from below); build the model without it"
+            )
         self.batch_size = batch_size
         self.spec = copy.deepcopy(spec)
         self.schema = config_kwargs.pop("schema", "model.json")

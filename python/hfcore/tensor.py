@@ -373,6 +373,13 @@ def _optimizer_from(custom_optimizer):
         if not hasattr(custom_optimizer, "name"):
             raise exceptions.InvalidOptimizer(f"custom_optimizer: expected an optimizer name or object, got "
                                               f"{custom_optimizer!r}")
+        from .optimize import _KNOWN
+
+        # As pyhf: an object that takes the name of one of its optimizers must be that optimizer (fits read its
+        # options); any other name is the caller's own optimizer.
+        known = _KNOWN.get(custom_optimizer.name)
+        if known is not None and not isinstance(custom_optimizer, known):
+            raise AttributeError(f"Your optimizer ({custom_optimizer.name}) should be of type {known}")
         return custom_optimizer
     name = custom_optimizer.lower()
     if name not in ("scipy", "minuit", "hfcore"):

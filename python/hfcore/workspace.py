@@ -10,6 +10,9 @@ import os
 from . import _core
 from . import exceptions
 from . import schema
+from .mixins import _ChannelSummaryMixin
+from ._workspace_join import _join_items, _join_measurements, _join_parameter_configs  # noqa: F401 (pyhf's names)
+from ._workspace_join import combine_documents
 from .pdf import Model
 
 log = logging.getLogger(__name__)
@@ -38,47 +41,6 @@ def _patch_ops(patch):
     return list(ops)
 
 
-class _ChannelSummaryMixin:
-    def _summarize(self, channels):
-        names, samples, mods, nbins = [], set(), set(), {}
-        for channel in channels:
-            names.append(channel["name"])
-            nbins[channel["name"]] = len(channel["samples"][0]["data"]) if channel.get("samples") else 0
-            for sample in channel.get("samples", []):
-                samples.add(sample["name"])
-                for m in sample.get("modifiers", []):
-                    mods.add((m["name"], m["type"]))
-        self._channels = sorted(set(names))
-        self._samples = sorted(samples)
-        self._modifiers = sorted(mods)
-        self._channel_nbins = {c: nbins[c] for c in self._channels}
-        self._channel_slices = {}
-        begin = 0
-        for c in self._channels:
-            self._channel_slices[c] = slice(begin, begin + self._channel_nbins[c])
-            begin += self._channel_nbins[c]
-
-    @property
-    def channels(self):
-        return self._channels
-
-    @property
-    def samples(self):
-        return self._samples
-
-    @property
-    def modifiers(self):
-        return self._modifiers
-
-    @property
-    def channel_nbins(self):
-        return self._channel_nbins
-
-    @property
-    def channel_slices(self):
-        return self._channel_slices
-
-
 class Workspace(_ChannelSummaryMixin, dict):
     """A pyhf workspace: a dict of the JSON document (so ``ws["channels"]`` and ``json.dump(ws, f)`` work),
     checked against pyhf's schema when made (InvalidSpecification, with the JSON path).
@@ -92,7 +54,8 @@ class Workspace(_ChannelSummaryMixin, dict):
 
     def __init__(self, spec, validate=True, **config_kwargs):
         spec, source = _read_spec(spec)
-        spec = copy.deepcopy(spec)
+        # A Workspace is a dict of its document; its engine object is not copied (made again below).
+        spec = copy.deepcopy(dict(spec) if isinstance(spec, Workspace) else spec)
         self.schema = config_kwargs.pop("schema", "workspace.json")
         self.version = config_kwargs.pop("version", spec.get("version", None) if isinstance(spec, dict) else None)
         if config_kwargs:
@@ -204,26 +167,9 @@ class Workspace(_ChannelSummaryMixin, dict):
         if join in ["left outer", "right outer"]:
             log.warning("You are using an unsafe join operation. This will silence exceptions that might be "
                         "raised during a normal 'outer' operation.")
-        # The documents as they are now (a Workspace is a dict, and callers may have edited it since it was made),
-        # as pyhf combines them.
-        if left.get("version") != right.get("version"):
-            raise exceptions.InvalidWorkspaceOperation(
-                f"Workspaces of different versions cannot be combined: {left.get('version')} != "
-                f"{right.get('version')}"
-            )
-        if join in ("none", "outer"):
-            # pyhf's rule, checked on the documents first: an observation both have must have the same data.
-            right_obs = {o["name"]: o["data"] for o in right.get("observations", [])}
-            clash = [o["name"] for o in left.get("observations", [])
-                     if o["name"] in right_obs and list(right_obs[o["name"]]) != list(o["data"])]
-            if clash:
-                raise exceptions.InvalidWorkspaceOperation(
-                    f"Workspaces cannot have observations with the same name but different data: {clash} "
-                    f"(join {join!r}; the observations of both workspaces are kept)"
-                )
-        left_ws, right_ws = Workspace._current(left), Workspace._current(right)
-        doc = _core.Workspace.combine(left_ws._checked(), right_ws._checked(), join, merge_channels)
-        return cls(doc)
+        # pyhf's order: the documents as they are now (a Workspace is a dict, and callers may have edited it since
+        # it was made) are joined first, and only the combined one is checked (_workspace_join.py).
+        return cls(combine_documents(dict(left), dict(right), join, merge_channels))
 
     @staticmethod
     def _current(workspace):

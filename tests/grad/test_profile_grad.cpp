@@ -173,9 +173,6 @@ TEST(ProfileGrad, SingularHessianSaysSo) {
     EXPECT_TRUE(g.d_exp[2].empty());
 }
 
-namespace hf::test {
-namespace {
-
 // A sbottom model (histosys, normsys, staterror, lumi; POI at its bound in the free fit): the median expected
 // CLs against refits at its two most sensitive inputs.
 TEST(ProfileGrad, SbottomExpectedCls) {
@@ -196,50 +193,6 @@ TEST(ProfileGrad, SbottomExpectedCls) {
     }
     measured("sbottom CLs_exp gradient against refits (rel)", worst);
 }
-
-// K models differing in their yields in one call, on two threads: each result equals the call for that model alone
-// (the same arithmetic, whichever thread ran it); one main-data vector for all or one per model; bad lengths named.
-TEST(ProfileGrad, BatchOfModelsEqualsOneByOne) {
-    const GradCase c = load_grad_case("example");
-    const Model model(c.spec);
-    const auto y0 = grad::flatten_inputs(c.spec);
-    std::vector<std::vector<double>> inputs;
-    for (int k = 0; k < 6; ++k) {
-        auto y = y0;
-        for (std::size_t i = 0; i < y.size(); ++i) y[i] *= 1.0 + 0.02 * std::sin(1.0 + k + 0.3 * static_cast<double>(i));
-        inputs.push_back(y);
-    }
-    const auto batch = grad::hypotest_gradients(1.0, c.spec, model, inputs, {c.main_data}, {}, 2);
-    ASSERT_EQ(batch.size(), inputs.size());
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-        const auto spec_k = grad::with_inputs(c.spec, inputs[k]);
-        const auto one = grad::hypotest_gradient(1.0, spec_k, Model(spec_k), c.main_data);
-        ASSERT_EQ(batch[k].status, grad::Status::ok) << batch[k].reason;
-        EXPECT_EQ(batch[k].exp, one.exp) << k;
-        EXPECT_EQ(batch[k].d_exp[2], one.d_exp[2]) << k;
-        EXPECT_EQ(batch[k].d_obs, one.d_obs) << k;
-    }
-    EXPECT_NE(batch[0].exp[2], batch[1].exp[2]);
-    const std::vector<std::vector<double>> per_model(inputs.size(), c.main_data);
-    const auto again = grad::hypotest_gradients(1.0, c.spec, model, inputs, per_model, {}, 1);
-    for (std::size_t k = 0; k < inputs.size(); ++k) EXPECT_EQ(again[k].d_exp[2], batch[k].d_exp[2]) << k;
-    auto bad = inputs;
-    bad[3].pop_back();
-    EXPECT_THROW(
-        {
-            try {
-                grad::hypotest_gradients(1.0, c.spec, model, bad, {c.main_data});
-            } catch (const InputError& e) {
-                EXPECT_NE(std::string(e.what()).find("inputs[3]"), std::string::npos) << e.what();
-                throw;
-            }
-        },
-        InputError);
-    EXPECT_THROW(grad::hypotest_gradients(1.0, c.spec, model, inputs, {c.main_data, c.main_data}), InputError);
-}
-
-}  // namespace
-}  // namespace hf::test
 
 // The Asimov fit's Hessian comes from the engine's batched gradients at 64b and from exact host sweeps at 32b
 // (where the device's rounding would swamp a difference): both routes give the same gradient up to the 32b fits'

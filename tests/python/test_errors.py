@@ -110,6 +110,23 @@ def test_unknown_interpolation_code(pyhf, spec):
         hfcore.Workspace(spec).model(modifier_settings={"shapesys": {}})
 
 
+def test_custom_modifier_and_clipping_are_refused_by_name(spec):
+    """What the engine cannot evaluate is refused with its name, never run without it: a modifier type of
+    modifier_set outside HistFactory's (pyhf's custom modifiers), and pyhf's clip_sample_data / clip_bin_data."""
+    custom = copy.deepcopy(spec)
+    custom["channels"][0]["samples"][0]["modifiers"].append({"name": "k", "type": "customfunc", "data": None})
+    modifier_set = dict(hfcore.modifiers.histfactory_set)
+    modifier_set["customfunc"] = (object, object)
+    ws = dict(custom)
+    model_spec = {"channels": ws["channels"], "parameters": ws["measurements"][0]["config"]["parameters"]}
+    with pytest.raises(hfcore.exceptions.Unsupported, match="custom modifier 'customfunc'"):
+        hfcore.Model(model_spec, modifier_set=modifier_set, validate=False, poi_name="SigXsecOverSM")
+    with pytest.raises(hfcore.exceptions.Unsupported, match="clip_sample_data=0.0"):
+        hfcore.Workspace(spec).model(clip_sample_data=0.0)
+    with pytest.raises(hfcore.exceptions.Unsupported, match="clip_bin_data=0.0"):
+        hfcore.Workspace(spec).model(clip_bin_data=0.0)
+
+
 def test_messages_keep_the_json_path(spec):
     bad = copy.deepcopy(spec)
     bad["channels"][1]["samples"][0]["data"] = "three"

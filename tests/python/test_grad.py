@@ -155,8 +155,8 @@ def test_jax_adapter(example, monkeypatch):
     values = jax.vmap(f)(jax.numpy.asarray(ys))
     grads = jax.vmap(jax.grad(f))(jax.numpy.asarray(ys))
     ref_v, ref_g = batch(model, ys, main)
-    np.testing.assert_allclose(np.asarray(values), ref_v, rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(grads), ref_g, rtol=1e-5, atol=1e-9)
+    np.testing.assert_allclose(np.asarray(values), ref_v, rtol=1e-5)  # jax rounds the inputs to float32
+    np.testing.assert_allclose(np.asarray(grads), ref_g, rtol=1e-4, atol=1e-7)
     assert len(calls) == 2
 
 

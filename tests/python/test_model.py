@@ -201,3 +201,15 @@ def test_model_from_spec_and_poi(pyhf):
     pars = [0.5, 1.2]
     data = [52.0] + c_p.config.auxdata
     assert rel(c_h.logpdf(pars, data), c_p.logpdf(pars, data)) < 1e-12
+
+
+def test_param_set_bounds_keep_pyhf_types():
+    """pyhf's param_set bounds: a parameter config's bounds stay the lists given, a modifier's defaults are tuples."""
+    spec = {"channels": [{"name": "c", "samples": [
+        {"name": "s", "data": [5.0, 6.0], "modifiers": [{"name": "mu", "type": "normfactor", "data": None}]},
+        {"name": "b", "data": [50.0, 60.0], "modifiers": [{"name": "bkg_norm", "type": "shapesys", "data": [10, 10]}]},
+    ]}], "parameters": [{"name": "bkg_norm", "inits": [99, 99], "bounds": [[95, 95], [95, 96]]}]}
+    config = hfcore.Model(spec).config
+    assert config.param_set("bkg_norm").suggested_bounds == [[95, 95], [95, 96]]
+    assert config.param_set("mu").suggested_bounds == [(0, 10)]
+    assert config.suggested_bounds() == [(0, 10), [95, 95], [95, 96]]

@@ -1,6 +1,8 @@
 """hfcore.optimize: pyhf's optimizer objects chosen with set_backend, and what a fit hands back under them (the
 result object's fields; under minuit_optimizer an iminuit.Minuit at hfcore's minimum, with MINOS)."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -31,6 +33,16 @@ def test_optimizer_objects(restore_optimizer):
     with pytest.raises(hfcore.exceptions.InvalidOptimizer):
         hfcore.set_backend("numpy", "nlopt")
 
+    class Named:
+        def __init__(self, name):
+            self.name = name
+
+    with pytest.raises(AttributeError, match="should be of type"):  # pyhf's check: "scipy" must be its class
+        hfcore.set_backend(hfcore.tensorlib, Named("scipy"))
+    mine = Named("mine")
+    hfcore.set_backend(hfcore.tensorlib, mine)
+    assert hfcore.optimizer is mine
+
 
 def _fit(model, data, **kw):
     return hfcore.infer.mle.fit(data, model, return_uncertainties=True, return_correlations=True,
@@ -58,6 +70,22 @@ def test_result_object_fields(restore_optimizer, optimizer):
     np.testing.assert_allclose(errors, np.sqrt(np.diag(res.hess_inv)), rtol=1e-9)
     if optimizer == "scipy":
         np.testing.assert_allclose(x[:, 1], errors, rtol=1e-12)
+        from scipy.optimize import OptimizeResult
+
+        assert isinstance(res, OptimizeResult)
+
+
+@pytest.mark.parametrize("name,library,error", [("scipy_optimizer", "scipy", ImportError),
+                                                ("minuit_optimizer", "iminuit", hfcore.exceptions.ImportBackendError)])
+def test_optimizer_names_resolve_on_use(monkeypatch, name, library, error):
+    """As pyhf's: each name checks its library whenever it is used (it is not a module global)."""
+    assert name not in vars(hfcore.optimize)
+    assert getattr(hfcore.optimize, name)().name == name.split("_")[0]
+    monkeypatch.setitem(sys.modules, library, None)
+    with pytest.raises(error):
+        getattr(hfcore.optimize, name)
+    with pytest.raises(error):
+        hfcore.optimize.by_name(name.split("_")[0])
 
 
 def test_minuit_at_hfcore_minimum(restore_optimizer):

@@ -54,6 +54,49 @@ def test_workspace_operations_match_pyhf(pyhf, spec, op):
     assert hfcore.utils.digest(r_h) == pyhf.utils.digest(r_p)
 
 
+def _combinable_pairs(w):
+    """(right workspace, joins it combines with w under): disjoint, identical, and one sharing a channel with
+    different content plus a measurement with an extra parameter config (merged by "outer")."""
+    disjoint = w.rename(channels={c: c + "_2" for c in w.channels}, measurements={n: n + "_2" for n in w.measurement_names})
+    changed = json.loads(json.dumps(disjoint))
+    changed["channels"][0]["name"] = w.channels[0]
+    changed["observations"][0]["name"] = w.channels[0]
+    changed["channels"][0]["samples"][0]["data"] = [x + 1.0 for x in changed["channels"][0]["samples"][0]["data"]]
+    changed["observations"][0]["data"] = [x + 1.0 for x in changed["observations"][0]["data"]]
+    return [(disjoint, hfcore.Workspace.valid_joins), (w, ["outer", "left outer", "right outer"]),
+            (hfcore.Workspace(changed), ["left outer", "right outer"])]
+
+
+def test_combine_documents_match_engine(spec):
+    """hfcore.Workspace.combine joins the documents in Python (pyhf's order); the engine's combine (hfcore
+    combine) must give the same document wherever it can combine, with and without merged channels."""
+    w = hfcore.Workspace(spec)
+    for right, joins in _combinable_pairs(w):
+        for join in joins:
+            for merge in ([False, True] if join != "none" else [False]):
+                python = hfcore.Workspace.combine(w, right, join=join, merge_channels=merge)
+                engine = hfcore._core.Workspace.combine(w._checked(), right._checked(), join, merge)
+                assert dict(python) == engine, (join, merge)
+
+
+def test_combine_left_outer_of_an_invalid_document(spec):
+    """pyhf combines the documents before it checks anything: the left outer join drops the right document's
+    observation that names a channel it does not have."""
+    w = hfcore.Workspace(spec)
+    right = w.rename(channels={c: c + "_2" for c in w.channels}, measurements={n: n + "_2" for n in w.measurement_names})
+    orphan = right["observations"][0]["name"]
+    right["observations"][0]["name"] = w.channels[0]
+    with pytest.raises(hfcore.exceptions.InvalidModel):
+        hfcore.Workspace(right).model()
+    combined = hfcore.Workspace.combine(w, right, join="left outer")
+    assert combined.observations[w.channels[0]] == w.observations[w.channels[0]]
+    assert combined.channels == sorted(w.channels + right.channels)
+    # As in pyhf, what the combined document breaks (a channel left without observation) is reported when a model
+    # is asked for.
+    with pytest.raises(hfcore.exceptions.InvalidModel, match=orphan):
+        combined.model()
+
+
 def test_patchset_matches_pyhf(pyhf):
     ps_spec = load(EXAMPLES / "tests" / "test_scripts" / "example_patchset.json")
     bkg = load(EXAMPLES / "tests" / "test_scripts" / "example_bkgonly.json")
@@ -95,3 +138,14 @@ def test_workspace_build_round_trip(spec):
     assert built.data(m2) == data
     pars = np.asarray(model.config.suggested_init())
     assert m2.logpdf(pars, data) == model.logpdf(pars, data)
+
+
+def test_channel_summary_shared_by_workspace_and_model(spec):
+    """pyhf's mixins._ChannelSummaryMixin: made from channels directly, and the base of Workspace and model.config."""
+    mixin = hfcore.mixins._ChannelSummaryMixin(channels=spec["channels"])
+    w = hfcore.Workspace(spec)
+    config = w.model().config
+    assert isinstance(w, hfcore.mixins._ChannelSummaryMixin) and isinstance(config, hfcore.mixins._ChannelSummaryMixin)
+    for attr in ("channels", "samples", "modifiers", "channel_nbins", "channel_slices"):
+        assert getattr(mixin, attr) == getattr(w, attr) == getattr(config, attr), attr
+    assert mixin.channel_slices[mixin.channels[1]].start == mixin.channel_nbins[mixin.channels[0]]

@@ -14,6 +14,7 @@ from . import calculators
 from . import utils
 from . import intervals
 from . import diagnostics
+from . import _python_models
 
 __all__ = ["hypotest", "scan", "mle", "intervals", "test_statistics", "calculators", "diagnostics", "utils"]
 
@@ -45,12 +46,35 @@ def hypotest(poi_test, data, pdf, init_pars=None, par_bounds=None, fixed_params=
     CLs at -2..+2 sigma (``return_expected_set``) and a calculator (``return_calculator``) whose ``fitted_pars``
     hold the fits.
     """
+    if _python_models.is_python_model(pdf):
+        # A model hfcore does not compile: pyhf's calculators on scipy fits (infer/_python_models.py).
+        check_calctype(calctype)
+        check_poi(pdf, fixed_params)
+        (CLsb, CLb, CLs), expected, calc = _python_models.hypotest(poi_test, data, pdf, init_pars, par_bounds,
+                                                                   fixed_params, calctype, kwargs)
+        is_q0 = kwargs.get("test_stat", "qtilde") == "q0"
+        tails = [CLb] if is_q0 else [CLsb, CLb]
+        band = [as_tensor(x) for x in (expected[0] if is_q0 else expected[2])]
+        return _hypotest_returns(CLsb if is_q0 else CLs, tails, band, calc, return_tail_probs, return_expected,
+                                 return_expected_set, return_calculator)
     r, opts = _run_hypotest(poi_test, data, pdf, init_pars, par_bounds, fixed_params, calctype, kwargs)
     is_q0 = opts["test_stat"] == "q0"
-    out = [as_tensor(r.CLsb_obs if is_q0 else r.CLs_obs)]
-    if return_tail_probs:
-        out.append([as_tensor(r.CLb_obs)] if is_q0 else [as_tensor(r.CLsb_obs), as_tensor(r.CLb_obs)])
+    tails = [as_tensor(r.CLb_obs)] if is_q0 else [as_tensor(r.CLsb_obs), as_tensor(r.CLb_obs)]
     band = [as_tensor(x) for x in (r.CLsb_exp if is_q0 else r.CLs_exp)]
+    calc = None
+    if return_calculator:
+        calc = calculators._calculator_from(r, calctype, opts, poi_test, data, pdf, init_pars, par_bounds,
+                                            fixed_params)
+    return _hypotest_returns(as_tensor(r.CLsb_obs if is_q0 else r.CLs_obs), tails, band, calc, return_tail_probs,
+                             return_expected, return_expected_set, return_calculator)
+
+
+def _hypotest_returns(observed, tails, band, calc, return_tail_probs, return_expected, return_expected_set,
+                      return_calculator):
+    """pyhf's hypotest return values, in its order."""
+    out = [observed]
+    if return_tail_probs:
+        out.append(tails)
     if return_expected_set:
         if return_expected:
             out.append(band[2])
@@ -58,8 +82,7 @@ def hypotest(poi_test, data, pdf, init_pars=None, par_bounds=None, fixed_params=
     elif return_expected:
         out.append(band[2])
     if return_calculator:
-        out.append(calculators._calculator_from(r, calctype, opts, poi_test, data, pdf, init_pars, par_bounds,
-                                                fixed_params))
+        out.append(calc)
     return tuple(out) if len(out) > 1 else out[0]
 
 

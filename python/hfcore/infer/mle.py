@@ -9,6 +9,7 @@ from .. import exceptions
 from ..tensor import get_backend
 from ._common import as_tensor, check_converged, covariance, result_object
 from ._minuit import minuit_at_minimum
+from . import _python_models
 
 __all__ = ["fit", "fixed_poi_fit", "twice_nll"]
 
@@ -26,6 +27,9 @@ def _fit(data, pdf, init_pars, par_bounds, fixed_params, fixed_poi, return_fitte
     for key in list(kwargs):
         if key not in _OPTIMIZER_OPTIONS:
             raise exceptions.Unsupported(f"Unsupported options were passed in: {[key]}.")
+    if _python_models.is_python_model(pdf):
+        return _python_models.fit(data, pdf, init_pars, par_bounds, fixed_params, fixed_poi, return_fitted_val,
+                                  return_result_obj, return_uncertainties, return_correlations)
     optimizer = get_backend()[1]
     kind = getattr(optimizer, "name", "hfcore")
     # maxiter: a floor on NLopt's evaluations (at least 100 per algorithm); tolerance: hfcore's convergence
@@ -57,6 +61,11 @@ def _fit(data, pdf, init_pars, par_bounds, fixed_params, fixed_poi, return_fitte
         out.append(as_tensor(r.twice_nll))
     if return_result_obj:
         result = result_object(r)
+        if kind == "scipy":
+            # pyhf's type under its scipy_optimizer (hfcore.optimize.scipy_optimizer needs scipy, as pyhf's).
+            from scipy.optimize import OptimizeResult
+
+            result = OptimizeResult(result)
         result.unc = unc
         result.minuit = minuit
         out.append(result)

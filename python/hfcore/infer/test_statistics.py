@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import _core
 from .. import exceptions
 from ._common import as_tensor, check_converged, emit_warnings
+from . import _python_models
 
 __all__ = ["q0", "qmu", "qmu_tilde", "tmu", "tmu_tilde"]
 
@@ -14,6 +15,9 @@ def _stat(name, mu, data, pdf, init_pars, par_bounds, fixed_params, return_fitte
         raise exceptions.UnspecifiedPOI(
             "No POI is defined. A POI is required for profile likelihood based test statistics."
         )
+    if _python_models.is_python_model(pdf):
+        return _python_models.profile_statistic(name, mu, data, pdf, init_pars, par_bounds, fixed_params,
+                                                return_fitted_pars)
     value, fixed_fit, free_fit, warnings = _core.test_statistic(name, float(mu), pdf, data, init_pars, par_bounds,
                                                                 fixed_params)
     emit_warnings(warnings)

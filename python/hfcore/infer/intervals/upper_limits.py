@@ -12,6 +12,7 @@ import numpy as np
 from ... import _core
 from ... import exceptions
 from .._common import as_tensor, check_calctype, check_poi, emit_warnings, hypotest_kwargs
+from .. import _python_models
 from ...progress import reporting
 
 __all__ = ["upper_limit", "linear_grid_scan", "toms748_scan"]
@@ -48,6 +49,9 @@ def toms748_scan(data, model, bounds_low, bounds_up, level=0.05, atol=2e-12, rto
     """Observed and expected upper limits by root finding in [bounds_low, bounds_up] (the upper end doubled
     until every CLs is below ``level``), as pyhf's ``toms748_scan``. Returns (obs, [5 expected]) as 0-d arrays;
     with ``from_upper_limit_fn`` also (POI values tested, their hypotest results)."""
+    if _python_models.is_python_model(model):
+        return _python_models.toms748_scan(data, model, bounds_low, bounds_up, level, atol, rtol,
+                                           from_upper_limit_fn, hypotest_kwargs)
     init_pars, par_bounds, fixed_params, calctype, opts = _prepare(model, hypotest_kwargs)
     # Root finding takes a few asymptotic hypotests; with toys, a bar (hfcore.progress).
     with reporting(opts["track_progress"] if calctype == "toybased" else False, "upper limit") as progress:
@@ -65,6 +69,8 @@ def toms748_scan(data, model, bounds_low, bounds_up, level=0.05, atol=2e-12, rto
 
 def linear_grid_scan(data, model, scan, level=0.05, return_results=False, **hypotest_kwargs):
     """Limits interpolated (numpy.interp) from hypotests on the grid ``scan``, as pyhf's ``linear_grid_scan``."""
+    if _python_models.is_python_model(model):
+        return _python_models.linear_grid_scan(data, model, scan, level, return_results, hypotest_kwargs)
     init_pars, par_bounds, fixed_params, calctype, opts = _prepare(model, hypotest_kwargs)
     scan = np.asarray(scan, dtype=float)
     with reporting(opts["track_progress"], "upper limit") as progress:
@@ -88,6 +94,12 @@ def upper_limit(data, model, scan=None, level=0.05, return_results=False, **hypo
         raise exceptions.UnspecifiedPOI("No POI is defined. A POI is required for an upper limit.")
     if scan is not None:
         return linear_grid_scan(data, model, scan, level, return_results, **hypotest_kwargs)
+    if _python_models.is_python_model(model):
+        # pyhf's bracket: the POI's suggested bounds (the object may have no par_slice / poi_name).
+        lo, hi = model.config.suggested_bounds()[model.config.poi_index]
+        obs, exp, results = toms748_scan(data, model, lo, hi, level=level, from_upper_limit_fn=True,
+                                         **hypotest_kwargs)
+        return (obs, exp, results) if return_results else (obs, exp)
     lo, _ = model.config.suggested_bounds()[model.config.par_slice(model.config.poi_name).start]
     # An upper end of NaN: the POI's upper bound, widened with the bracket when the limit lies beyond it.
     obs, exp, results = toms748_scan(data, model, lo, float("nan"), level=level, from_upper_limit_fn=True,
