@@ -38,15 +38,15 @@ std::vector<double> flatten_inputs(const ModelSpec& spec);
 ModelSpec with_inputs(const ModelSpec& spec, const std::vector<double>& inputs);
 
 // ---- the likelihood at a point ----
-// Data convention (pyhf's data = observations + model.config.auxdata): the main data are given and fixed; the aux
-// data are the model's own, which depend on the inputs (shapesys: tau = (nominal / uncertainty)^2).
 // Which code computes the likelihood's gradient at a point: `automatic` is the backend.
 enum class Engine { automatic, backend, host_tape };
 const char* engine_name(Engine e);
 
+// Data convention (pyhf's data = observations + model.config.auxdata): the main data are given and fixed; the aux
+// data are the model's own, which depend on the inputs (shapesys: tau = (nominal / uncertainty)^2).
 struct LikelihoodGradient {
     double value = 0.0;               // twice_nll (logpdf_gradient: logpdf)
-    Engine engine = Engine::host_tape;  // the one that ran
+    Engine engine = Engine::host_tape;  // the one that ran (backend or host_tape)
     std::vector<double> d_inputs;     // d value / d y
     std::vector<double> d_pars;       // d value / d pars
     std::vector<double> d_main_data;  // d value / d main data
