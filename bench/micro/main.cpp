@@ -1,5 +1,6 @@
 // hfcore micro benchmarks (Google Benchmark): Model::logpdf at one point and for batches of 10, 100 and
-// 10^4 points, its gradient, one MLE fit and one asymptotic hypotest, on every usable backend and precision,
+// 10^4 points, its gradient, the gradient with respect to the inputs (backend and host tape), one MLE fit and
+// one asymptotic hypotest, on every usable backend and precision,
 // for the eRJR workspace with one signal patch, an ATLAS sbottom model (both read from ../shared at run time,
 // or HFCORE_SHARED_DIR; skipped with a message when absent) and a synthetic model.
 //
@@ -10,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "hfcore/grad.hpp"
 #include "hfcore/infer.hpp"
 #include "registry.hpp"
 
@@ -52,6 +54,19 @@ void bm_gradient(benchmark::State& state, std::string name, BackendChoice backen
         benchmark::DoNotOptimize(m.bind(data).logpdf(init, &grad));
         benchmark::DoNotOptimize(grad.data());
     }
+}
+
+// d twice_nll / d inputs at the suggested init, the whole call (the structure traced each time, as a user calls it).
+void bm_input_gradient(benchmark::State& state, std::string name, BackendChoice backend, hf::grad::Engine engine) {
+    const Workload& w = hf::bench::workload(name, backend);
+    const hf::Model& m = *w.model;
+    const std::vector<double> main(w.data.begin(), w.data.begin() + m.n_main());
+    const auto init = m.suggested_init();
+    for (auto _ : state) {
+        auto g = hf::grad::twice_nll_gradient(w.spec, m, init, main, engine);
+        benchmark::DoNotOptimize(g.d_inputs.data());
+    }
+    state.counters["inputs"] = static_cast<double>(hf::grad::flatten_inputs(w.spec).size());
 }
 
 void bm_fit(benchmark::State& state, std::string name, BackendChoice backend) {
@@ -100,6 +115,8 @@ int main(int argc, char** argv) {
             for (std::int64_t k : {1, 10, 100, 10000})
                 add("logpdf/k=" + std::to_string(k) + suffix, wc.name, b, bm_logpdf, k);
             add("gradient" + suffix, wc.name, b, bm_gradient);
+            add("input_gradient/backend" + suffix, wc.name, b, bm_input_gradient, hf::grad::Engine::backend);
+            add("input_gradient/host_tape" + suffix, wc.name, b, bm_input_gradient, hf::grad::Engine::host_tape);
             add("fit" + suffix, wc.name, b, bm_fit);
             add("hypotest" + suffix, wc.name, b, bm_hypotest);
         }

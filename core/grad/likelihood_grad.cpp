@@ -1,6 +1,8 @@
-// d twice_nll / d inputs at a point: one reverse sweep of the traced likelihood (evaluate.hpp).
+// d twice_nll / d inputs at a point: on the model's backend (backend_input_grad.hpp), or one reverse sweep of the
+// traced likelihood on the host tape (evaluate.hpp), the reference.
 #include <cmath>
 
+#include "grad/backend_input_grad.hpp"
 #include "grad/evaluate.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/grad.hpp"
@@ -53,10 +55,24 @@ namespace hf::grad {
 
 using namespace grad_detail;
 
+const char* engine_name(Engine e) {
+    switch (e) {
+        case Engine::automatic: return "automatic";
+        case Engine::backend: return "backend";
+        case Engine::host_tape: return "host_tape";
+    }
+    return "?";
+}
+
 LikelihoodGradient twice_nll_gradient(const ModelSpec& spec, const Model& model, const std::vector<double>& pars,
-                                      const std::vector<double>& main_data) {
+                                      const std::vector<double>& main_data, Engine engine) {
     const Structure s = trace_structure(spec, model);
     check_sizes(s, pars, main_data);
+    if (engine != Engine::host_tape) {
+        const BackendInputGradient on_backend(*model.backend(), s, flatten_inputs(spec));
+        BackendGradients r = on_backend.twice_nll(pars, 1, main_data);
+        return {r.value.at(0), Engine::backend, std::move(r.d_inputs), std::move(r.d_pars), std::move(r.d_main)};
+    }
     TapeScope scope;
     const auto y = inputs_on_tape(flatten_inputs(spec));
     const auto p = inputs_on_tape(pars);
@@ -64,12 +80,12 @@ LikelihoodGradient twice_nll_gradient(const ModelSpec& spec, const Model& model,
     const auto aux = model_aux(s, y.data());
     const Var f = twice_nll(s, y.data(), p.data(), n.data(), aux.data());
     const auto adj = scope.tape.backward(f.id);
-    return {f.v, adjoints_of(y, adj), adjoints_of(p, adj), adjoints_of(n, adj)};
+    return {f.v, Engine::host_tape, adjoints_of(y, adj), adjoints_of(p, adj), adjoints_of(n, adj)};
 }
 
 LikelihoodGradient logpdf_gradient(const ModelSpec& spec, const Model& model, const std::vector<double>& pars,
-                                   const std::vector<double>& main_data) {
-    LikelihoodGradient g = twice_nll_gradient(spec, model, pars, main_data);
+                                   const std::vector<double>& main_data, Engine engine) {
+    LikelihoodGradient g = twice_nll_gradient(spec, model, pars, main_data, engine);
     g.value *= -0.5;
     for (auto* v : {&g.d_inputs, &g.d_pars, &g.d_main_data})
         for (double& x : *v) x *= -0.5;

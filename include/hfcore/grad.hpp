@@ -1,7 +1,8 @@
 // Gradients with respect to the model's inputs, for differentiable ("neos"-style) analyses: the histograms and
 // modifier data of a ModelSpec as one flat vector y, and d/dy of the likelihood at a point and of the profiled
 // test statistics and asymptotic CLs at the fitted minima (implicit function theorem, docs/differentiable.md).
-// Computed exactly on the host in double from the model's structure; no backend kernels are involved.
+// The likelihood's gradient at a point runs on the model's backend (Tier 1 ops, every plugin, in its precision);
+// the host's reverse-mode tape in double is its reference and computes the profiled quantities' implicit terms.
 //
 // The flat input vector, in the spec's order (channels, their samples and each sample's modifiers as the JSON
 // lists them):
@@ -37,20 +38,27 @@ std::vector<double> flatten_inputs(const ModelSpec& spec);
 ModelSpec with_inputs(const ModelSpec& spec, const std::vector<double>& inputs);
 
 // ---- the likelihood at a point ----
+// Which code computes the likelihood's gradient at a point: `automatic` is the backend.
+enum class Engine { automatic, backend, host_tape };
+const char* engine_name(Engine e);
+
 // Data convention (pyhf's data = observations + model.config.auxdata): the main data are given and fixed; the aux
 // data are the model's own, which depend on the inputs (shapesys: tau = (nominal / uncertainty)^2).
 struct LikelihoodGradient {
     double value = 0.0;               // twice_nll (logpdf_gradient: logpdf)
+    Engine engine = Engine::host_tape;  // the one that ran (backend or host_tape)
     std::vector<double> d_inputs;     // d value / d y
     std::vector<double> d_pars;       // d value / d pars
     std::vector<double> d_main_data;  // d value / d main data
 };
 // `model` must be compiled from `spec` (InputError when its parameter count or bins differ).
+// `backend`: the model's backend in its precision, one upload of the structure and one download of each result;
+// `host_tape`: the reference, in double.
 LikelihoodGradient twice_nll_gradient(const ModelSpec& spec, const Model& model, const std::vector<double>& pars,
-                                      const std::vector<double>& main_data);
+                                      const std::vector<double>& main_data, Engine engine = Engine::automatic);
 // pyhf's logpdf: -twice_nll / 2, its gradients likewise.
 LikelihoodGradient logpdf_gradient(const ModelSpec& spec, const Model& model, const std::vector<double>& pars,
-                                   const std::vector<double>& main_data);
+                                   const std::vector<double>& main_data, Engine engine = Engine::automatic);
 
 // ---- profiled quantities at fitted minima ----
 // Why a gradient is or is not given. `ok` with held parameters (fixed, the tested POI, those at a bound of the
