@@ -42,6 +42,6 @@ def apply(channels, binning):
             raise PlotInputError(f"{source}: {name}: {len(edges)} edges for the {nb} bins of channel '{name}' "
                                  f"(needs {nb + 1})")
         c["edges"] = edges
-        if label is not None or c.get("label") is None:
+        if label is not None:
             c["label"] = label
     return channels
