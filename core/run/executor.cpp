@@ -205,25 +205,28 @@ ExecutorResult run_units(const std::vector<std::string>& keys, const WorkerFacto
 
     if (!comm.distributed()) {
         const int n = std::max(1, std::min<int>(out.threads, static_cast<int>(keys.size() - out.resumed)));
-        std::vector<std::thread> pool;
-        for (int t = 1; t < n; ++t) pool.emplace_back(local_worker, std::ref(ledger), std::cref(factory), t);
-        local_worker(ledger, factory, 0);
-        for (auto& th : pool) th.join();
+        for_each_index(static_cast<std::size_t>(n), n, [&](std::size_t t, int) {
+            local_worker(ledger, factory, static_cast<int>(t));
+        });
     } else {
         const std::vector<int> threads = detail::gather(comm, out.threads);
         if (comm.is_root()) {
             int remote = 0;
             for (std::size_t r = 1; r < threads.size(); ++r) remote += threads[r];
-            std::vector<std::thread> pool;
-            for (int t = 0; t < out.threads; ++t)
-                pool.emplace_back(local_worker, std::ref(ledger), std::cref(factory), t);
-            deal(comm, ledger, remote);
-            for (auto& th : pool) th.join();
+            // Item 0 answers the other ranks while the others compute; whichever thread takes it may make the
+            // MPI calls (MPI_THREAD_SERIALIZED: one at a time, from any thread).
+            const auto items = static_cast<std::size_t>(out.threads) + 1;
+            for_each_index(items, static_cast<int>(items), [&](std::size_t i, int) {
+                if (i == 0) {
+                    deal(comm, ledger, remote);
+                } else {
+                    local_worker(ledger, factory, static_cast<int>(i - 1));
+                }
+            });
         } else {
-            std::vector<std::thread> pool;
-            for (int t = 1; t < out.threads; ++t) pool.emplace_back(remote_worker, std::cref(comm), std::cref(factory), t);
-            remote_worker(comm, factory, 0);
-            for (auto& th : pool) th.join();
+            for_each_index(static_cast<std::size_t>(out.threads), out.threads, [&](std::size_t t, int) {
+                remote_worker(comm, factory, static_cast<int>(t));
+            });
         }
     }
 

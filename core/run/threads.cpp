@@ -1,17 +1,14 @@
 // How many worker threads a run uses by default (HFCORE_NUM_THREADS, else the cores this process may use), and
-// the loop that spreads independent items over them.
+// the loop that spreads independent items over them (on the process's pool, thread_pool.hpp).
 #include <sched.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
-#include <exception>
-#include <mutex>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "hfcore/executor.hpp"
+#include "run/thread_pool.hpp"
 
 namespace hf::run {
 
@@ -43,26 +40,7 @@ void for_each_index(std::size_t n, int threads, const std::function<void(std::si
         for (std::size_t i = 0; i < n; ++i) fn(i, 0);
         return;
     }
-    std::atomic<std::size_t> next{0};
-    std::atomic<bool> failed{false};
-    std::exception_ptr first;
-    std::mutex m;
-    auto work = [&](int w) {
-        for (std::size_t i = next++; i < n && !failed; i = next++) {
-            try {
-                fn(i, w);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(m);
-                if (!first) first = std::current_exception();
-                failed = true;
-            }
-        }
-    };
-    std::vector<std::thread> pool;
-    for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
-    work(0);
-    for (auto& t : pool) t.join();
-    if (first) std::rethrow_exception(first);
+    detail::pool_for_each(n, workers, fn);
 }
 
 }  // namespace hf::run

@@ -23,22 +23,10 @@
 #include <vector>
 
 #include "hfcore/errors.hpp"
+#include "hfcore/threads.hpp"
 #include "hfcore/json.hpp"
 
 namespace hf::run {
-
-// ---- threads ------------------------------------------------------------------------------------------------
-
-// Cores this process may run on (its CPU affinity mask; under mpirun's binding, the cores of this rank).
-int available_cores();
-// HFCORE_NUM_THREADS when set to a positive integer, else available_cores().
-int default_threads();
-// `requested` when positive, else default_threads().
-int resolve_threads(int requested);
-// fn(i, worker) for every i < n, items handed out one at a time to resolve_threads(threads) workers (worker 0 is
-// the calling thread; an item's worker is < that count, so per-worker state can be indexed by it). The first
-// exception thrown stops the handing out and is rethrown here once every worker has finished its item.
-void for_each_index(std::size_t n, int threads, const std::function<void(std::size_t i, int worker)>& fn);
 
 // ---- MPI ----------------------------------------------------------------------------------------------------
 

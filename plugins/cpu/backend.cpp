@@ -1,11 +1,12 @@
 // The cpu plugin's Backend: identity of the host CPU, and its storage (allocation and transfers are copies).
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <string>
-#include <thread>
 
 #include "backend.hpp"
+#include "hfcore/threads.hpp"
 
 namespace hf::cpu {
 
@@ -32,11 +33,9 @@ std::string cpu_model_name() {
 }
 
 unsigned cpu_threads() {
-    // Cached: hardware_concurrency() reads /sys on every call, which the fused likelihood would pay per call.
-    static const unsigned n = [] {
-        unsigned h = std::thread::hardware_concurrency();
-        return h == 0 ? 1u : h;
-    }();
+    // The count every part of hfcore uses (HFCORE_NUM_THREADS, else the affinity mask), cached: it reads the
+    // environment and asks the kernel, which the fused likelihood would pay per call.
+    static const unsigned n = static_cast<unsigned>(std::max(1, hf::run::default_threads()));
     return n;
 }
 

@@ -117,7 +117,7 @@ std::vector<U> as_vector(const Tensor& t) {
 }
 
 std::string cpu_model_name();  // from /proc/cpuinfo
-unsigned cpu_threads();        // hardware_concurrency, at least 1
+unsigned cpu_threads();        // hf::run::default_threads(), at least 1
 
 class CpuBackend final : public PluginBackend {
 public:

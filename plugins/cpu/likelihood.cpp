@@ -13,11 +13,11 @@
 #include <atomic>
 #include <cmath>
 #include <map>
-#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "backend.hpp"
+#include "hfcore/threads.hpp"
 #include "math.hpp"
 #include "simd.hpp"
 
@@ -767,10 +767,10 @@ private:
         }
     }
 
-    // Splits K points over std::thread workers when the batch is worth more than the cost of starting them, and
-    // when no other evaluation is running: callers that run evaluations on several threads of their own (toy
-    // blocks, scan points) already fill the cores, and workers of their own would only oversubscribe them. A
-    // point's result does not depend on how the points are split.
+    // Splits K points over the process's worker threads (hfcore/threads.hpp) when the batch is worth more than
+    // handing them out, and when no other evaluation is running: callers that run evaluations on several threads
+    // of their own (toy blocks, scan points, Python threads) already fill the cores, and workers for this one would
+    // only oversubscribe them. A point's result does not depend on how the points are split.
     template <class F>
     void parallel_for(i64 K, F&& body) const {
         struct Running {
@@ -785,16 +785,12 @@ private:
             body(i64{0}, K);
             return;
         }
-        std::vector<std::thread> threads;
-        threads.reserve(static_cast<std::size_t>(workers - 1));
         const i64 chunk = (K + workers - 1) / workers;
-        for (i64 w = 1; w < workers; ++w) {
-            const i64 k0 = w * chunk, k1 = std::min(K, k0 + chunk);
-            if (k0 >= k1) break;
-            threads.emplace_back([&body, k0, k1] { body(k0, k1); });
-        }
-        body(i64{0}, std::min(K, chunk));
-        for (auto& t : threads) t.join();
+        const i64 chunks = (K + chunk - 1) / chunk;
+        hf::run::for_each_index(static_cast<std::size_t>(chunks), static_cast<int>(workers), [&](std::size_t c, int) {
+            const i64 k0 = static_cast<i64>(c) * chunk;
+            body(k0, std::min(K, k0 + chunk));
+        });
     }
 
     CpuBackend& be_;

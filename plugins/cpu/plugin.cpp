@@ -21,7 +21,7 @@ PluginProbe probe() {
     d.name = cpu_model_name();
     d.fp64 = true;
     d.fp32 = true;
-    d.detail = std::to_string(cpu_threads()) + " hardware threads; " + simd::level_description();
+    d.detail = std::to_string(cpu_threads()) + " threads; " + simd::level_description();
     p.devices.push_back(std::move(d));
     return p;
 }
@@ -36,7 +36,7 @@ std::unique_ptr<Backend> create(const BackendOptions& options) {
 
 const PluginInterface iface{
     "cpu",
-    "host CPU: xtensor (xsimd) kernels, fixed-order matmul, fused likelihood on std::thread workers",
+    "host CPU: xtensor (xsimd) kernels, fixed-order matmul, fused likelihood on hfcore's worker threads",
     &probe,
     &create,
 };

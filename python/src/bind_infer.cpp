@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
-#include <thread>
 
 #include "arrays.hpp"
 #include "infer_args.hpp"
@@ -18,6 +17,7 @@
 #include "hfcore/infer.hpp"
 #include "hfcore/observed_data.hpp"
 #include "hfcore/spec.hpp"
+#include "hfcore/threads.hpp"
 #include "hfcore/workspace.hpp"
 
 namespace hfpy {
@@ -312,35 +312,30 @@ void bind_infer(nb::module_& m) {
             const inf::ProgressFn report = python_progress(progress);  // made with the GIL held
             {
                 nb::gil_scoped_release release;
-                int nthreads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-                nthreads = std::max(1, std::min<int>(nthreads, static_cast<int>(n)));
-                std::atomic<std::size_t> next{0}, done{0};
-                auto worker = [&]() {
-                    hf::BackendPtr b;
-                    for (std::size_t i = next++; i < n; i = next++) {
-                        try {
-                            if (!b) b = hf::load_backend(like->name, like->options);
-                            hf::ModelRequest r = request;
-                            r.patches = {jobs[i].patch};
-                            const hf::Model model(ws.model_spec(r), b);
-                            const std::vector<double> data = model.data_from_observations(ws.spec().observations);
-                            tests[i] = inf::hypotest(poi_test, model, data, o);
-                            if (upper_limit) {
-                                inf::Toms748Options t;
-                                t.level = level;
-                                t.rtol = rtol;
-                                limits[i] = inf::upper_limit(model, data, t, o);
-                            }
-                        } catch (const std::exception& e) {
-                            errors[i] = e.what();
+                // A backend per worker (its queue and caches its own), made on first use.
+                const int nthreads = std::max(1, std::min<int>(hf::run::resolve_threads(threads), static_cast<int>(n)));
+                std::vector<hf::BackendPtr> backends(static_cast<std::size_t>(nthreads));
+                std::atomic<std::size_t> done{0};
+                hf::run::for_each_index(n, nthreads, [&](std::size_t i, int w) {
+                    try {
+                        hf::BackendPtr& b = backends[static_cast<std::size_t>(w)];
+                        if (!b) b = hf::load_backend(like->name, like->options);
+                        hf::ModelRequest r = request;
+                        r.patches = {jobs[i].patch};
+                        const hf::Model model(ws.model_spec(r), b);
+                        const std::vector<double> data = model.data_from_observations(ws.spec().observations);
+                        tests[i] = inf::hypotest(poi_test, model, data, o);
+                        if (upper_limit) {
+                            inf::Toms748Options t;
+                            t.level = level;
+                            t.rtol = rtol;
+                            limits[i] = inf::upper_limit(model, data, t, o);
                         }
-                        if (report) report(static_cast<std::int64_t>(++done), static_cast<std::int64_t>(n), "scan");
+                    } catch (const std::exception& e) {
+                        errors[i] = e.what();
                     }
-                };
-                std::vector<std::thread> pool;
-                for (int t = 1; t < nthreads; ++t) pool.emplace_back(worker);
-                worker();
-                for (auto& t : pool) t.join();
+                    if (report) report(static_cast<std::int64_t>(++done), static_cast<std::int64_t>(n), "scan");
+                });
             }
             nb::list out;
             for (std::size_t i = 0; i < n; ++i)
