@@ -8,8 +8,8 @@
 #include <cmath>
 #include <limits>
 
-#include "grad/backend_input_grad.hpp"
 #include "grad/evaluate.hpp"
+#include "grad/fused_input_grad.hpp"
 #include "infer/minimize/dense.hpp"
 #include "infer/minimize/problem.hpp"
 #include "hfcore/errors.hpp"
@@ -72,13 +72,12 @@ std::vector<double> joined(std::vector<double> a, const std::vector<double>& b) 
 }
 
 // (partial_y, partial_n) of f(pars_a) - f(pars_b) (pars_b may be empty: f(pars_a) alone), observed main data, the
-// model's aux: both points in one evaluation on the model's backend (backend_input_grad.hpp).
-std::vector<double> partial_inputs(Backend& backend, const Structure& s, const std::vector<double>& y0,
+// model's aux: both points in one evaluation on the model's backend (fused_input_grad.hpp).
+std::vector<double> partial_inputs(const Model& model, const Structure& s, const std::vector<double>& y0,
                                    const std::vector<double>& pa, const std::vector<double>* pb,
                                    const std::vector<double>& main_data) {
-    const BackendInputGradient on_backend(backend, s, y0);
     const std::vector<double> pars = pb ? joined(pa, *pb) : pa;
-    const BackendGradients r = on_backend.twice_nll(pars, pb ? 2 : 1, main_data);
+    const BackendGradients r = backend_twice_nll(model, s, y0, pars, pb ? 2 : 1, main_data);
     const std::size_t ny = y0.size(), nn = main_data.size();
     std::vector<double> out = joined(std::vector<double>(r.d_inputs.begin(), r.d_inputs.begin() + ny),
                                      std::vector<double>(r.d_main.begin(), r.d_main.begin() + nn));
@@ -192,7 +191,7 @@ ProfiledGradient profiled_twice_nll_gradient(const ModelSpec& spec, const Model&
         out.reason = "the fit did not converge: " + r.reason;
         return out;
     }
-    out.d_inputs = partial_inputs(*model.backend(), s, flatten_inputs(spec), r.bestfit, nullptr, main_data);
+    out.d_inputs = partial_inputs(model, s, flatten_inputs(spec), r.bestfit, nullptr, main_data);
     out.d_inputs.resize(flatten_inputs(spec).size());
     return out;
 }
@@ -234,7 +233,7 @@ HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const
 
     // q_obs: the fixed and the free fit to the observed data.
     if (g.q_obs > 0)
-        g.d_q_obs = partial_inputs(*model.backend(), s, y0, r.fixed_poi_fit_to_data, &r.free_fit_to_data, main_data);
+        g.d_q_obs = partial_inputs(model, s, y0, r.fixed_poi_fit_to_data, &r.free_fit_to_data, main_data);
     else {
         g.d_q_obs.assign(n_in, 0.0);
         g.notes.push_back("q_obs is clipped at 0: its gradient is that of the flat branch (0)");

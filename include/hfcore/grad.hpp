@@ -50,10 +50,14 @@ struct LikelihoodGradient {
     std::vector<double> d_inputs;     // d value / d y
     std::vector<double> d_pars;       // d value / d pars
     std::vector<double> d_main_data;  // d value / d main data
+    // backend: "fused: " and the fused likelihood's implementation where it offers the reverse-mode terms
+    // (FusedLikelihood::input_gradient), else "tier-1 ops"; host_tape: "host tape".
+    std::string route;
 };
 // `model` must be compiled from `spec` (InputError when its parameter count or bins differ).
-// `backend`: the model's backend in its precision, one upload of the structure and one download of each result;
-// `host_tape`: the reference, in double.
+// `backend`: the model's backend in its precision: its fused likelihood's reverse-mode terms mapped to the inputs
+// where it offers them, else the same composed of Tier 1 ops (one upload of the structure and one download of
+// each result); `host_tape`: the reference, in double.
 LikelihoodGradient twice_nll_gradient(const ModelSpec& spec, const Model& model, const std::vector<double>& pars,
                                       const std::vector<double>& main_data, Engine engine = Engine::automatic);
 // pyhf's logpdf: -twice_nll / 2, its gradients likewise.
