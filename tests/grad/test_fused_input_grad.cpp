@@ -1,10 +1,11 @@
 // The fused route of the likelihood's input gradient: the cpu plugin's reverse-mode terms by the packed arrays
 // (FusedLikelihood::input_gradient), mapped by core to the spec's inputs (core/grad/fused_input_grad.cpp), against
 // the host tape (the reference) at 64b: every modifier kind and interpolation code, histosys bins the packer
-// leaves out, K > 1 points in one call (white box), and the Tier 1 route, with the same answers, where a
-// likelihood does not offer the entry (core's fallback likelihood, the opencl plugin).
+// leaves out, K > 1 points in one call (white box), the Tier 1 route, with the same answers, where a likelihood
+// does not offer the entry (core's fallback likelihood), and the opencl plugin's kernels (PoCL here).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "grad/fused_input_grad.hpp"
@@ -112,17 +113,17 @@ TEST(FusedInputGrad, HistosysBinsLeftOutOfThePackedLikelihood) {
     }
 }
 
-// K points in one call, some with |alpha| > 1 (the exponential and linear branches), each against the tape.
-TEST(FusedInputGrad, ManyPointsInOneCall) {
-    const GradCase c = load_grad_case("example");
-    const ModelSpec spec = with_codes(c.spec, "code4p", "code4");
-    const Model model(spec, load_backend("cpu"));
+// Points in one call (white box: grad_detail::backend_twice_nll), off_kink_point with the interpolated parameters'
+// offsets scaled by `scales` (7 and more: |alpha| > 1, the exponential and linear branches), each against the
+// tape; the route must begin with `route_prefix`. Returns the worst difference.
+double points_against_tape(const ModelSpec& spec, const Model& model, const std::vector<double>& scales,
+                           const std::vector<double>& main_data, const std::string& route_prefix) {
     const auto init = model.suggested_init(), off = off_kink_point(model);
     const auto bounds = model.suggested_bounds();
     const std::size_t P = init.size();
     std::vector<double> all;
     std::vector<std::vector<double>> points;
-    for (double scale : {1.0, 7.0, -6.0, 9.0}) {
+    for (double scale : scales) {
         auto p = off;
         for (std::size_t i = 0; i < P; ++i)
             if (init[i] == 0.0)  // the interpolated parameters
@@ -133,20 +134,32 @@ TEST(FusedInputGrad, ManyPointsInOneCall) {
     const auto s = grad_detail::trace_structure(spec, model);
     std::string route;
     const auto K = static_cast<std::int64_t>(points.size());
-    const auto r = grad_detail::backend_twice_nll(model, s, grad::flatten_inputs(spec), all, K, c.main_data, &route);
-    EXPECT_TRUE(is_fused_cpu(route)) << route;
-    const std::size_t n_in = static_cast<std::size_t>(s.n_inputs), N = c.main_data.size();
+    const auto r = grad_detail::backend_twice_nll(model, s, grad::flatten_inputs(spec), all, K, main_data, &route);
+    EXPECT_EQ(route.rfind(route_prefix, 0), 0u) << route;
+    const std::size_t n_in = static_cast<std::size_t>(s.n_inputs), N = main_data.size();
+    double worst = 0;
     for (std::size_t k = 0; k < points.size(); ++k) {
-        const auto tape = grad::twice_nll_gradient(spec, model, points[k], c.main_data, grad::Engine::host_tape);
+        const auto tape = grad::twice_nll_gradient(spec, model, points[k], main_data, grad::Engine::host_tape);
         grad::LikelihoodGradient got{r.value[k],
                                      grad::Engine::backend,
                                      {r.d_inputs.begin() + k * n_in, r.d_inputs.begin() + (k + 1) * n_in},
                                      {r.d_pars.begin() + k * P, r.d_pars.begin() + (k + 1) * P},
                                      {r.d_main.begin() + k * N, r.d_main.begin() + (k + 1) * N},
                                      route};
-        const double worst = worst_difference(got, tape);
-        EXPECT_LE(worst, kTol) << "point " << k;
-        measured("example point " + std::to_string(k) + " of 4 fused vs tape", worst);
+        worst = std::max(worst, worst_difference(got, tape));
+    }
+    return worst;
+}
+
+// K = 4 points in one call on cpu, each against the tape.
+TEST(FusedInputGrad, ManyPointsInOneCall) {
+    const GradCase c = load_grad_case("example");
+    for (const auto& [histosys, normsys] : {std::pair{"code4p", "code4"}, std::pair{"code0", "code1"}}) {
+        const ModelSpec spec = with_codes(c.spec, histosys, normsys);
+        const Model model(spec, load_backend("cpu"));
+        const double worst = points_against_tape(spec, model, {1.0, 7.0, -6.0, 9.0}, c.main_data, "fused: cpu fused");
+        EXPECT_LE(worst, kTol) << histosys << " " << normsys;
+        measured(std::string("example ") + histosys + " " + normsys + ", 4 points fused vs tape", worst);
     }
 }
 
@@ -166,13 +179,44 @@ TEST(FusedInputGrad, TierOneWhereNotOffered) {
     EXPECT_EQ(fallback.route, "tier-1 ops");
     EXPECT_LE(worst_difference(fallback, fused), kTol);
     measured("example tier-1 (cpu, core's fallback likelihood) vs fused", worst_difference(fallback, fused));
+}
 
+// The opencl plugin's kernels (plugins/opencl/kernels/input_grad.cl) against the tape: 64b to rounding, 32b to
+// float rounding (as the Tier 1 route's 32b check, test_backend_input_grad.cpp), K = 2 points in one call.
+TEST(FusedInputGrad, OpenCL) {
     HF_REQUIRE_PLUGIN("opencl");
-    const Model cl_model(spec, load_backend("opencl"));
-    const auto cl = grad::twice_nll_gradient(spec, cl_model, pars, c.main_data);
-    EXPECT_EQ(cl.route, "tier-1 ops") << "opencl's fused likelihood " << cl_model.implementation();
-    EXPECT_LE(worst_difference(cl, fused), kTol);
-    measured("example tier-1 (opencl) vs fused (cpu)", worst_difference(cl, fused));
+    const GradCase ex = load_grad_case("example");
+    for (Precision precision : {Precision::f64, Precision::f32}) {
+        LoadOptions lo;
+        lo.precision = precision;
+        const double tol = precision == Precision::f64 ? kTol : 1e-4;
+        for (const auto& [histosys, normsys] : {std::pair{"code4p", "code4"}, std::pair{"code0", "code1"},
+                                                 std::pair{"code2", "code4"}}) {
+            const ModelSpec spec = with_codes(ex.spec, histosys, normsys);
+            const Model model(spec, load_backend("opencl", lo));
+            const std::string what = std::string("example ") + histosys + " " + normsys + " opencl " +
+                                     (precision == Precision::f64 ? "64b" : "32b");
+            const auto worst = points_against_tape(spec, model, {1.0, 7.0}, ex.main_data, "fused: opencl fused");
+            EXPECT_LE(worst, tol) << what;
+            measured(what + " fused vs tape, 2 points", worst);
+        }
+    }
+}
+
+// The same kernels compiled for a device without fp64 (HFCORE_OPENCL_DISABLE_FP64: every sum in float).
+TEST(FusedInputGrad, OpenCLWithoutFp64) {
+    HF_REQUIRE_PLUGIN("opencl");
+    struct HideFp64 {
+        HideFp64() { ::setenv("HFCORE_OPENCL_DISABLE_FP64", "1", 1); }
+        ~HideFp64() { ::unsetenv("HFCORE_OPENCL_DISABLE_FP64"); }
+    } hide;
+    const GradCase ex = load_grad_case("example");
+    LoadOptions lo;
+    lo.precision = Precision::f32;
+    const Model model(ex.spec, load_backend("opencl", lo));
+    const double worst = points_against_tape(ex.spec, model, {1.0, 7.0}, ex.main_data, "fused: opencl fused");
+    EXPECT_LE(worst, 1e-4);
+    measured("example opencl 32b without fp64, fused vs tape, 2 points", worst);
 }
 
 }  // namespace
