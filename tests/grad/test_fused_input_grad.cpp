@@ -2,7 +2,7 @@
 // (FusedLikelihood::input_gradient), mapped by core to the spec's inputs (core/grad/fused_input_grad.cpp), against
 // the host tape (the reference) at 64b: every modifier kind and interpolation code, histosys bins the packer
 // leaves out, K > 1 points in one call (white box), the Tier 1 route, with the same answers, where a likelihood
-// does not offer the entry (core's fallback likelihood), and the opencl plugin's kernels (PoCL here).
+// does not offer the entry (core's fallback likelihood), and the opencl (PoCL here) and cuda plugins' kernels.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -181,10 +181,9 @@ TEST(FusedInputGrad, TierOneWhereNotOffered) {
     measured("example tier-1 (cpu, core's fallback likelihood) vs fused", worst_difference(fallback, fused));
 }
 
-// The opencl plugin's kernels (plugins/opencl/kernels/input_grad.cl) against the tape: 64b to rounding, 32b to
-// float rounding (as the Tier 1 route's 32b check, test_backend_input_grad.cpp), K = 2 points in one call.
-TEST(FusedInputGrad, OpenCL) {
-    HF_REQUIRE_PLUGIN("opencl");
+// A GPU plugin's kernels against the tape: 64b to rounding, 32b to float rounding (as the Tier 1 route's 32b check,
+// test_backend_input_grad.cpp), K = 2 points in one call, three pairs of interpolation codes.
+void check_gpu_plugin(const std::string& plugin) {
     const GradCase ex = load_grad_case("example");
     for (Precision precision : {Precision::f64, Precision::f32}) {
         LoadOptions lo;
@@ -193,14 +192,26 @@ TEST(FusedInputGrad, OpenCL) {
         for (const auto& [histosys, normsys] : {std::pair{"code4p", "code4"}, std::pair{"code0", "code1"},
                                                  std::pair{"code2", "code4"}}) {
             const ModelSpec spec = with_codes(ex.spec, histosys, normsys);
-            const Model model(spec, load_backend("opencl", lo));
-            const std::string what = std::string("example ") + histosys + " " + normsys + " opencl " +
+            const Model model(spec, load_backend(plugin, lo));
+            const std::string what = std::string("example ") + histosys + " " + normsys + " " + plugin + " " +
                                      (precision == Precision::f64 ? "64b" : "32b");
-            const auto worst = points_against_tape(spec, model, {1.0, 7.0}, ex.main_data, "fused: opencl fused");
+            const auto worst = points_against_tape(spec, model, {1.0, 7.0}, ex.main_data, "fused: " + plugin + " fused");
             EXPECT_LE(worst, tol) << what;
             measured(what + " fused vs tape, 2 points", worst);
         }
     }
+}
+
+// plugins/opencl/kernels/input_grad.cl (PoCL here).
+TEST(FusedInputGrad, OpenCL) {
+    HF_REQUIRE_PLUGIN("opencl");
+    check_gpu_plugin("opencl");
+}
+
+// plugins/cuda/likelihood.cu's input_grad_kernel.
+TEST(FusedInputGrad, Cuda) {
+    HF_REQUIRE_PLUGIN("cuda");
+    check_gpu_plugin("cuda");
 }
 
 // The same kernels compiled for a device without fp64 (HFCORE_OPENCL_DISABLE_FP64: every sum in float).
