@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 
 namespace hf::grad_detail {
 // Dual<double>'s functions (autodiff.hpp) take std's for its double parts.
@@ -175,6 +176,86 @@ std::pair<double, double> delta_partials(const SkippedDelta& sd, double alpha) {
 
 }  // namespace
 
+namespace {
+
+// The plugin's PackedGradient on the host, in double.
+struct HostPacked {
+    std::vector<double> value, par, nom, flo, fhi, coef, dlo, dnom, dhi, sigma, tau, data;
+};
+
+HostPacked download(Backend& b, const PackedGradient& pg) {
+    auto host = [&](const Tensor& t) { return t.defined() ? b.to_host_double(t) : std::vector<double>(); };
+    return {host(pg.value), host(pg.pars),      host(pg.elem_nominal), host(pg.factor_lo),
+            host(pg.factor_hi), host(pg.factor_coef), host(pg.delta_lo),  host(pg.delta_nom),
+            host(pg.delta_hi),  host(pg.gauss_sigma), host(pg.pois_tau),  host(pg.data)};
+}
+
+// d / d inputs of point k (its parameters `pars`) from the packed partials, added into di. `own_aux`: the aux data
+// were the model's own, so a shapesys aux datum is its tau and takes the chain rule too; otherwise they were
+// given, constants here.
+void map_point(const PackedMap& m, const Structure& s, const PackedLikelihood& pk, const HostPacked& h,
+               std::size_t k, const double* pars, bool own_aux, double* di) {
+    const std::size_t N = static_cast<std::size_t>(s.n_main), E = m.elem_nominal.size(), D = m.deltas.size();
+    const std::size_t F = pk.factor_par.size(), G = s.gauss.size(), Q = s.pois.size();
+    const std::size_t W = N + static_cast<std::size_t>(s.n_aux);
+    const double* gn = h.nom.data() + k * E;
+    for (std::size_t e = 0; e < E; ++e) di[m.elem_nominal[e]] += gn[e];
+    for (std::size_t d = 0; d < D; ++d) {
+        const MatchedDelta& md = m.deltas[d];
+        di[md.lo] += h.dlo[k * D + d], di[md.hi] += h.dhi[k * D + d], di[md.nominal] += h.dnom[k * D + d];
+    }
+    for (const SkippedDelta& sd : m.skipped) {
+        const auto [dlo, dhi] = delta_partials(sd, pars[sd.d.par]);
+        const double g = gn[sd.elem];
+        di[sd.d.lo] += g * dlo, di[sd.d.hi] += g * dhi, di[sd.nominal] -= g * (dlo + dhi);
+    }
+    for (const NormsysLink& n : m.normsys) {
+        const std::size_t f = k * F + static_cast<std::size_t>(n.f);
+        double hi = h.fhi[f], lo = h.flo[f];
+        if (n.code4)
+            for (std::size_t c = 0; c < 6; ++c) {
+                hi += h.coef[6 * f + c] * n.dcoef_hi[c];
+                lo += h.coef[6 * f + c] * n.dcoef_lo[c];
+            }
+        di[n.hi] += hi, di[n.lo] += lo;
+    }
+    for (const StatLink& l : m.stat)
+        for (std::size_t j = 0; j < l.inputs.size(); ++j)
+            di[l.inputs[j]] += h.sigma[k * G + static_cast<std::size_t>(l.g)] * l.dsigma[j];
+    for (const TauLink& t : m.tau) {
+        const double g = h.tau[k * Q + static_cast<std::size_t>(t.q)] +
+                         (own_aux && t.aux_is_tau ? h.data[k * W + N + static_cast<std::size_t>(t.aux)] : 0.0);
+        di[t.nominal] += g * t.dtau_dnom, di[t.unc] += g * t.dtau_dunc;
+    }
+}
+
+// The fused route's result scaled by `scale` (-2: twice_nll from logpdf), K points: value (when given), d/d
+// inputs, d/d pars, d/d main data, and d/d aux data when `aux_given`.
+BackendGradients mapped(const PackedMap& m, const Structure& s, const PackedLikelihood& pk, const HostPacked& h,
+                        const std::vector<double>& pars, std::int64_t K, bool own_aux, bool aux_given, double scale) {
+    const std::size_t P = static_cast<std::size_t>(s.n_pars), N = static_cast<std::size_t>(s.n_main);
+    const std::size_t A = static_cast<std::size_t>(s.n_aux), W = N + A;
+    const std::size_t n_in = static_cast<std::size_t>(s.n_inputs), nk = static_cast<std::size_t>(K);
+    BackendGradients out;
+    out.d_inputs.assign(nk * n_in, 0.0);
+    out.d_pars.resize(nk * P);
+    out.d_main.resize(nk * N);
+    if (aux_given) out.d_aux.resize(nk * A);
+    for (std::size_t k = 0; k < nk; ++k) {
+        double* di = out.d_inputs.data() + k * n_in;
+        map_point(m, s, pk, h, k, pars.data() + k * P, own_aux, di);
+        for (std::size_t i = 0; i < n_in; ++i) di[i] *= scale;
+        if (!h.value.empty()) out.value.push_back(scale * h.value[k]);
+        for (std::size_t p = 0; p < P; ++p) out.d_pars[k * P + p] = scale * h.par[k * P + p];
+        for (std::size_t b = 0; b < N; ++b) out.d_main[k * N + b] = scale * h.data[k * W + b];
+        if (aux_given)
+            for (std::size_t a = 0; a < A; ++a) out.d_aux[k * A + a] = scale * h.data[k * W + N + a];
+    }
+    return out;
+}
+
+}  // namespace
+
 BackendGradients backend_twice_nll(const Model& model, const Structure& s, const std::vector<double>& y,
                                    const std::vector<double>& pars, std::int64_t K,
                                    const std::vector<double>& main_data, std::string* route) {
@@ -191,59 +272,37 @@ BackendGradients backend_twice_nll(const Model& model, const Structure& s, const
         return BackendInputGradient(b, s, y).twice_nll(pars, K, main_data);
     }
     if (route) *route = std::string("fused: ") + lik.implementation();
-    auto host = [&](const Tensor& t) { return b.to_host_double(t); };
-    const auto value = host(pg.value), g_par = host(pg.pars), g_nom = host(pg.elem_nominal);
-    const auto g_flo = host(pg.factor_lo), g_fhi = host(pg.factor_hi), g_coef = host(pg.factor_coef);
-    const auto g_dlo = host(pg.delta_lo), g_dnom = host(pg.delta_nom), g_dhi = host(pg.delta_hi);
-    const auto g_sigma = host(pg.gauss_sigma), g_tau = host(pg.pois_tau), g_data = host(pg.data);
-    const std::size_t P = static_cast<std::size_t>(s.n_pars), N = static_cast<std::size_t>(s.n_main);
-    const std::size_t E = m->elem_nominal.size(), D = m->deltas.size(), F = pk.factor_par.size();
-    const std::size_t G = s.gauss.size(), Q = s.pois.size(), W = N + static_cast<std::size_t>(s.n_aux);
-    const std::size_t n_in = static_cast<std::size_t>(s.n_inputs);
+    return mapped(*m, s, pk, download(b, pg), pars, K, true, false, -2.0);
+}
 
-    BackendGradients out;
-    out.value.resize(static_cast<std::size_t>(K));
-    out.d_inputs.assign(static_cast<std::size_t>(K) * n_in, 0.0);
-    out.d_pars.resize(static_cast<std::size_t>(K) * P);
-    out.d_main.resize(static_cast<std::size_t>(K) * N);
-    for (std::size_t k = 0; k < static_cast<std::size_t>(K); ++k) {
-        double* di = out.d_inputs.data() + k * n_in;
-        const double* gn = g_nom.data() + k * E;
-        for (std::size_t e = 0; e < E; ++e) di[m->elem_nominal[e]] += gn[e];
-        for (std::size_t d = 0; d < D; ++d) {
-            const MatchedDelta& md = m->deltas[d];
-            di[md.lo] += g_dlo[k * D + d], di[md.hi] += g_dhi[k * D + d], di[md.nominal] += g_dnom[k * D + d];
-        }
-        for (const SkippedDelta& sd : m->skipped) {
-            const auto [dlo, dhi] = delta_partials(sd, pars[k * P + static_cast<std::size_t>(sd.d.par)]);
-            const double g = gn[sd.elem];
-            di[sd.d.lo] += g * dlo, di[sd.d.hi] += g * dhi, di[sd.nominal] -= g * (dlo + dhi);
-        }
-        for (const NormsysLink& n : m->normsys) {
-            const std::size_t f = k * F + static_cast<std::size_t>(n.f);
-            double hi = g_fhi[f], lo = g_flo[f];
-            if (n.code4)
-                for (std::size_t c = 0; c < 6; ++c) {
-                    hi += g_coef[6 * f + c] * n.dcoef_hi[c];
-                    lo += g_coef[6 * f + c] * n.dcoef_lo[c];
-                }
-            di[n.hi] += hi, di[n.lo] += lo;
-        }
-        for (const StatLink& l : m->stat)
-            for (std::size_t j = 0; j < l.inputs.size(); ++j)
-                di[l.inputs[j]] += g_sigma[k * G + static_cast<std::size_t>(l.g)] * l.dsigma[j];
-        for (const TauLink& t : m->tau) {
-            // the aux datum is this tau too, where it is the model's own
-            const double g = g_tau[k * Q + static_cast<std::size_t>(t.q)] +
-                             (t.aux_is_tau ? g_data[k * W + N + static_cast<std::size_t>(t.aux)] : 0.0);
-            di[t.nominal] += g * t.dtau_dnom, di[t.unc] += g * t.dtau_dunc;
-        }
-        for (std::size_t i = 0; i < n_in; ++i) di[i] *= -2.0;
-        out.value[k] = -2.0 * value[k];
-        for (std::size_t p = 0; p < P; ++p) out.d_pars[k * P + p] = -2.0 * g_par[k * P + p];
-        for (std::size_t b2 = 0; b2 < N; ++b2) out.d_main[k * N + b2] = -2.0 * g_data[k * W + b2];
-    }
-    return out;
+std::optional<BackendGradients> fused_twice_nll_at_data(const Model& model, const Structure& s,
+                                                        const std::vector<double>& y, const std::vector<double>& pars,
+                                                        std::int64_t K, const std::vector<double>& data) {
+    FusedLikelihood& lik = fused_likelihood(model);
+    const PackedLikelihood& pk = packed_likelihood(model);
+    const std::unique_ptr<PackedMap> m = map_packed(pk, s, y);
+    Backend& b = *model.backend();
+    PackedGradient pg;
+    if (!m || !lik.input_gradient(b.from_host(pars, {K, s.n_pars}), *lik.bind(b.from_host(data)), &pg))
+        return std::nullopt;
+    return mapped(*m, s, pk, download(b, pg), pars, K, false, true, -2.0);
+}
+
+std::optional<BackendGradients> fused_expected_data_vjp(const Model& model, const Structure& s,
+                                                        const std::vector<double>& y, const std::vector<double>& pars,
+                                                        const std::vector<double>& cot_main,
+                                                        const std::vector<double>& cot_aux) {
+    FusedLikelihood& lik = fused_likelihood(model);
+    const PackedLikelihood& pk = packed_likelihood(model);
+    const std::unique_ptr<PackedMap> m = map_packed(pk, s, y);
+    Backend& b = *model.backend();
+    PackedGradient pg;
+    if (!m || !lik.expected_data_vjp(b.from_host(pars, {1, s.n_pars}), b.from_host(cot_main, {1, s.n_main}),
+                                     b.from_host(cot_aux, {1, s.n_aux}), &pg))
+        return std::nullopt;
+    BackendGradients r = mapped(*m, s, pk, download(b, pg), pars, 1, false, false, 1.0);
+    r.d_main.clear();
+    return r;
 }
 
 }  // namespace hf::grad_detail

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,18 @@ namespace hf::grad_detail {
 BackendGradients backend_twice_nll(const Model& model, const Structure& s, const std::vector<double>& y,
                                    const std::vector<double>& pars, std::int64_t K,
                                    const std::vector<double>& main_data, std::string* route = nullptr);
+
+// The fused route alone (nullopt where the likelihood does not offer it), for the Asimov data's terms:
+// d twice_nll at K points with the data [N + A] given, aux data included (constants: d_inputs is the partial at
+// fixed data), with d_main and d_aux ...
+std::optional<BackendGradients> fused_twice_nll_at_data(const Model& model, const Structure& s,
+                                                        const std::vector<double>& y, const std::vector<double>& pars,
+                                                        std::int64_t K, const std::vector<double>& data);
+// ... and the vector-Jacobian product of the expected data (main rates [N], aux expectations [A]) at one point
+// with the cotangents: d (cot . expected data) / d inputs and / d pars (value, d_main and d_aux empty).
+std::optional<BackendGradients> fused_expected_data_vjp(const Model& model, const Structure& s,
+                                                        const std::vector<double>& y, const std::vector<double>& pars,
+                                                        const std::vector<double>& cot_main,
+                                                        const std::vector<double>& cot_aux);
 
 }  // namespace hf::grad_detail

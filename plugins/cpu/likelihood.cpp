@@ -294,29 +294,57 @@ public:
         const bool per_point = bound->rows != 1;
         if (per_point && bound->rows != K)
             bad("input_gradient: data has " + std::to_string(bound->rows) + " rows for " + std::to_string(K) + " points");
+        out->value = be_.empty(float_dtype_of(), Shape{K});
+        std::vector<R> pbuf, dbuf;
+        const R* pp = as_real(pars, pbuf);
+        const R* dp = as_real(bound->data(), dbuf);
+        each_gradient_row(K, out, [&](i64 k, const PackedGradientRow<R>& r, InputGradScratch& s) {
+            input_grad_.point(pp + k * P_, dp + (per_point ? k * width : 0), r, s);
+        });
+        return true;
+    }
+
+    bool expected_data_vjp(const Tensor& pars, const Tensor& cot_main, const Tensor& cot_aux,
+                           PackedGradient* out) override {
+        const i64 K = check_pars(pars, "expected_data_vjp");
+        if (cot_main.shape() != Shape{K, N_} || cot_aux.shape() != Shape{K, A_})
+            bad("expected_data_vjp: the cotangents must be [" + std::to_string(K) + ", " + std::to_string(N_) +
+                "] and [" + std::to_string(K) + ", " + std::to_string(A_) + "]");
+        out->value = Tensor();
+        std::vector<R> pbuf, mbuf, abuf;
+        const R* pp = as_real(pars, pbuf);
+        const R* cm = as_real(cot_main, mbuf);
+        const R* ca = as_real(cot_aux, abuf);
+        each_gradient_row(K, out, [&](i64 k, const PackedGradientRow<R>& r, InputGradScratch& s) {
+            input_grad_.vjp_point(pp + k * P_, cm + k * N_, ca + k * A_, r, s);
+        });
+        return true;
+    }
+
+    // Makes out's tensors but value ([K, the length of each array]) and calls fill(k, the rows of point k, scratch)
+    // for every point, spread as logpdf's.
+    template <class Fill>
+    void each_gradient_row(i64 K, PackedGradient* out, Fill fill) {
         const PackedLikelihood& pk = input_grad_.packed();
         const i64 F = static_cast<i64>(pk.factor_par.size()), D = static_cast<i64>(pk.delta_par.size());
         const i64 G = static_cast<i64>(pk.gauss_par.size()), Q = static_cast<i64>(pk.pois_par.size());
         auto make = [&](Tensor& t, i64 n) { t = be_.empty(float_dtype_of(), Shape{K, n}); };
-        out->value = be_.empty(float_dtype_of(), Shape{K});
         make(out->pars, P_), make(out->elem_nominal, E_), make(out->factor_lo, F), make(out->factor_hi, F);
         make(out->factor_coef, 6 * F), make(out->delta_lo, D), make(out->delta_nom, D), make(out->delta_hi, D);
-        make(out->gauss_sigma, G), make(out->pois_tau, Q), make(out->data, width);
-        std::vector<R> pbuf, dbuf;
-        const R* pp = as_real(pars, pbuf);
-        const R* dp = as_real(bound->data(), dbuf);
+        make(out->gauss_sigma, G), make(out->pois_tau, Q), make(out->data, N_ + A_);
         auto row = [K](Tensor& t, i64 k) { return data_of<R>(t) + k * (t.size() / K); };
         parallel_for(K, [&](i64 k0, i64 k1) {
             InputGradScratch s;
+            R no_value{};
             for (i64 k = k0; k < k1; ++k) {
-                const PackedGradientRow<R> r{row(out->value, k),     row(out->pars, k),      row(out->elem_nominal, k),
+                R* value = out->value.defined() ? row(out->value, k) : &no_value;
+                const PackedGradientRow<R> r{value,                  row(out->pars, k),      row(out->elem_nominal, k),
                                              row(out->factor_lo, k), row(out->factor_hi, k), row(out->factor_coef, k),
                                              row(out->delta_lo, k),  row(out->delta_nom, k), row(out->delta_hi, k),
                                              row(out->gauss_sigma, k), row(out->pois_tau, k), row(out->data, k)};
-                input_grad_.point(pp + k * P_, dp + (per_point ? k * width : 0), r, s);
+                fill(k, r, s);
             }
         });
-        return true;
     }
 
     Tensor expected_main_jacobian(const Tensor& pars) override {

@@ -7,7 +7,8 @@
 //                             its lo, hi (exponential branches) and code4 coefficients (polynomial branch)
 // and the constraints' own terms in sigma and tau. The histosys delta is the one of hf_delta_weights,
 // cS w0(alpha) + cA w1(alpha) with cS = (up + dn) / 2, cA = (up - dn) / 2, up = hi - nom, dn = nom - lo: its
-// partials by up and dn are (w0 + w1) / 2 and (w0 - w1) / 2 under every interpolation code.
+// partials by up and dn are (w0 + w1) / 2 and (w0 - w1) / 2 under every interpolation code. The expected data's
+// vector-Jacobian product (expected_data_vjp) is the same reverse pass with the cotangent in place of w_b.
 #include "likelihood_input_grad.hpp"
 
 #include <algorithm>
@@ -47,9 +48,10 @@ struct Neumaier {
 
 }  // namespace
 
+// Factors (value, d/d alpha, the direct d/d lo, d/d hi of the exponential branches), then the elements' base
+// (nominal plus deltas), factor product and the rates: the forward pass both reverse passes start from.
 template <class R>
-void PackedInputGradient::point(const R* par_r, const R* data, const PackedGradientRow<R>& out,
-                                InputGradScratch& s) const {
+void PackedInputGradient::forward(const R* par_r, InputGradScratch& s) const {
     const PackedLikelihood& pk = pk_;
     const std::size_t F = pk.factor_par.size(), E = pk.elem_bin.size();
     const std::size_t N = static_cast<std::size_t>(pk.n_main), P = static_cast<std::size_t>(pk.n_pars);
@@ -58,9 +60,6 @@ void PackedInputGradient::point(const R* par_r, const R* data, const PackedGradi
     s.base.resize(E), s.prodf.resize(E), s.wbin.resize(N);
     s.rate.assign(N + P, 0.0);  // the rates, then the parameters' gradient
     double* rate = s.rate.data();
-    double* gpar = rate + N;
-
-    // Factors: value, d/d alpha, and the direct d/d lo, d/d hi of the exponential branches.
     for (std::size_t f = 0; f < F; ++f) {
         const double a = par(pk.factor_par[f]);
         const i32 kind = pk.factor_kind[f];
@@ -81,8 +80,6 @@ void PackedInputGradient::point(const R* par_r, const R* data, const PackedGradi
         }
         s.fv[f] = fv, s.dfa[f] = dfa, s.dlo[f] = dlo, s.dhi[f] = dhi;
     }
-
-    // Elements: base (nominal plus deltas), factor product, rates.
     for (std::size_t e = 0; e < E; ++e) {
         double base = pk.elem_nominal[e];
         for (i32 d = pk.delta_offsets[e]; d < pk.delta_offsets[e + 1]; ++d) {
@@ -96,17 +93,18 @@ void PackedInputGradient::point(const R* par_r, const R* data, const PackedGradi
         s.base[e] = base, s.prodf[e] = prod;
         rate[pk.elem_bin[e]] += base * prod;
     }
+}
 
-    // Main Poisson terms: value, w_b, d/d main data.
-    Neumaier acc;
-    for (std::size_t b = 0; b < N; ++b) {
-        const double n = static_cast<double>(data[b]), lam = rate[b];
-        acc.add(lm64::hf_poisson_logpdf(n, lam));
-        s.wbin[b] = n > 0 ? n / lam - 1.0 : -1.0;
-        out.data[b] = static_cast<R>(d_count(n, lam));
-    }
-
-    // Elements' reverse sweep.
+// The elements' reverse sweep with s.wbin the cotangent of the rates: their packed entries' terms into `out`, the
+// parameters' into the gradient after the rates in s.rate (zeroed here).
+template <class R>
+void PackedInputGradient::reverse_elements(const R* par_r, const PackedGradientRow<R>& out,
+                                           InputGradScratch& s) const {
+    const PackedLikelihood& pk = pk_;
+    const std::size_t E = pk.elem_bin.size();
+    const std::size_t N = static_cast<std::size_t>(pk.n_main), P = static_cast<std::size_t>(pk.n_pars);
+    auto par = [&](i32 i) { return static_cast<double>(par_r[i]); };
+    double* gpar = s.rate.data() + N;
     std::fill_n(gpar, P, 0.0);
     for (std::size_t e = 0; e < E; ++e) {
         const double g = s.wbin[pk.elem_bin[e]];
@@ -143,6 +141,27 @@ void PackedInputGradient::point(const R* par_r, const R* data, const PackedGradi
             for (std::size_t c = 0; c < 6; ++c, ai *= a) out.factor_coef[6 * f + c] = static_cast<R>(poly ? gf * ai : 0.0);
         }
     }
+}
+
+template <class R>
+void PackedInputGradient::point(const R* par_r, const R* data, const PackedGradientRow<R>& out,
+                                InputGradScratch& s) const {
+    const PackedLikelihood& pk = pk_;
+    const std::size_t N = static_cast<std::size_t>(pk.n_main), P = static_cast<std::size_t>(pk.n_pars);
+    auto par = [&](i32 i) { return static_cast<double>(par_r[i]); };
+    forward(par_r, s);
+    const double* rate = s.rate.data();
+
+    // Main Poisson terms: value, w_b, d/d main data.
+    Neumaier acc;
+    for (std::size_t b = 0; b < N; ++b) {
+        const double n = static_cast<double>(data[b]), lam = rate[b];
+        acc.add(lm64::hf_poisson_logpdf(n, lam));
+        s.wbin[b] = n > 0 ? n / lam - 1.0 : -1.0;
+        out.data[b] = static_cast<R>(d_count(n, lam));
+    }
+    reverse_elements(par_r, out, s);
+    double* gpar = s.rate.data() + N;
 
     // Constraints; aux data that no constraint reads have no gradient.
     const R* aux = data + N;
@@ -167,9 +186,37 @@ void PackedInputGradient::point(const R* par_r, const R* data, const PackedGradi
     *out.value = static_cast<R>(acc.value());
 }
 
+template <class R>
+void PackedInputGradient::vjp_point(const R* par_r, const R* cot_main, const R* cot_aux,
+                                    const PackedGradientRow<R>& out, InputGradScratch& s) const {
+    const PackedLikelihood& pk = pk_;
+    const std::size_t N = static_cast<std::size_t>(pk.n_main), P = static_cast<std::size_t>(pk.n_pars);
+    auto par = [&](i32 i) { return static_cast<double>(par_r[i]); };
+    forward(par_r, s);
+    for (std::size_t b = 0; b < N; ++b) s.wbin[b] = static_cast<double>(cot_main[b]);
+    reverse_elements(par_r, out, s);
+    double* gpar = s.rate.data() + N;
+    // The expected aux data: par (Gaussian), tau par (Poisson).
+    for (std::size_t i = 0; i < pk.gauss_par.size(); ++i) {
+        out.gauss_sigma[i] = R(0);
+        gpar[pk.gauss_par[i]] += static_cast<double>(cot_aux[pk.gauss_aux[i]]);
+    }
+    for (std::size_t i = 0; i < pk.pois_par.size(); ++i) {
+        const double c = static_cast<double>(cot_aux[pk.pois_aux[i]]);
+        out.pois_tau[i] = static_cast<R>(c * par(pk.pois_par[i]));
+        gpar[pk.pois_par[i]] += c * pk.pois_tau[i];
+    }
+    std::fill_n(out.data, N + static_cast<std::size_t>(pk.n_aux), R(0));
+    for (std::size_t p = 0; p < P; ++p) out.pars[p] = static_cast<R>(gpar[p]);
+}
+
 template void PackedInputGradient::point<float>(const float*, const float*, const PackedGradientRow<float>&,
                                                 InputGradScratch&) const;
 template void PackedInputGradient::point<double>(const double*, const double*, const PackedGradientRow<double>&,
                                                  InputGradScratch&) const;
+template void PackedInputGradient::vjp_point<float>(const float*, const float*, const float*,
+                                                    const PackedGradientRow<float>&, InputGradScratch&) const;
+template void PackedInputGradient::vjp_point<double>(const double*, const double*, const double*,
+                                                     const PackedGradientRow<double>&, InputGradScratch&) const;
 
 }  // namespace hf::cpu

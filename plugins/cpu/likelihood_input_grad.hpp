@@ -32,10 +32,20 @@ public:
     // logpdf and its partials at one point: par [P], data [N + A].
     template <class R>
     void point(const R* par, const R* data, const PackedGradientRow<R>& out, InputGradScratch& s) const;
+    // d (cot_main . rate + cot_aux . expected aux) at one point: par [P], cot_main [N], cot_aux [A]; out.value
+    // untouched.
+    template <class R>
+    void vjp_point(const R* par, const R* cot_main, const R* cot_aux, const PackedGradientRow<R>& out,
+                   InputGradScratch& s) const;
 
     const PackedLikelihood& packed() const { return pk_; }  // the arrays' sizes, for the output tensors
 
 private:
+    template <class R>
+    void forward(const R* par, InputGradScratch& s) const;
+    template <class R>
+    void reverse_elements(const R* par, const PackedGradientRow<R>& out, InputGradScratch& s) const;
+
     PackedLikelihood pk_;
 };
 

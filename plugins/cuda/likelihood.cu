@@ -171,9 +171,13 @@ __device__ inline T d_count(T n, T lam) {
 // elements (their nominals, deltas and factors: each packed entry belongs to one element, so no two threads write
 // one output); a constraint those of its sigma or tau and its aux datum. Partials as the cpu plugin's
 // (plugins/cpu/likelihood_input_grad.cpp).
+// With cot_main non-null it is expected_data_vjp's: the cotangent in place of the Poisson weight, the expected aux
+// data's terms (par, tau par) in place of the constraints', and every parameter's slot of `contrib` filled (for
+// grad_kernel's sums), as terms_kernel fills it.
 template <class T>
 __global__ void input_grad_kernel(const LikelihoodView v, const T* pars, std::int64_t K, const T* data,
-                                  std::int64_t data_stride, const InputGradOutputs o) {
+                                  std::int64_t data_stride, const InputGradOutputs o, const T* cot_main,
+                                  const T* cot_aux, T* contrib) {
     const Tables<T> t(v);
     const std::int64_t N = v.n_main, G = v.n_gauss, Q = v.n_pois, J = N + G + Q, W = N + v.n_aux;
     const std::int64_t E = o.n_elem, F = o.n_factors, D = o.n_deltas;
@@ -181,16 +185,23 @@ __global__ void input_grad_kernel(const LikelihoodView v, const T* pars, std::in
     HF_GRID_STRIDE(idx, K * J) {
         const std::int64_t k = idx / J, j = idx % J;
         const T* p = pars + k * v.n_pars;
-        const T* d = data + k * data_stride;
+        const bool vjp = cot_main != nullptr;
+        T* c = vjp ? contrib + k * v.n_slots : nullptr;
         if (j < N) {
             const std::int32_t e0 = v.bin_offsets[j], e1 = v.bin_offsets[j + 1];
-            T rate = T(0);
-            for (std::int32_t i = e0; i < e1; ++i) rate += element_value(v, t, v.bin_elems[i], p);
-            const T n = d[j];
-            const T w = n == T(0) ? T(-1) : n / rate - T(1);
-            g_data[k * W + j] = d_count(n, rate);
+            T w;
+            if (vjp) {
+                w = cot_main[k * N + j];
+            } else {
+                T rate = T(0);
+                for (std::int32_t i = e0; i < e1; ++i) rate += element_value(v, t, v.bin_elems[i], p);
+                const T n = data[k * data_stride + j];
+                w = n == T(0) ? T(-1) : n / rate - T(1);
+                g_data[k * W + j] = d_count(n, rate);
+            }
             for (std::int32_t i = e0; i < e1; ++i) {
                 const std::int32_t e = v.bin_elems[i];
+                if (vjp) element_grad(v, t, e, p, w, c);
                 T base = t.nominal[e], scratch, prod_nz = T(1);
                 int zeros = 0;
                 for (std::int32_t dd = v.delta_offsets[e]; dd < v.delta_offsets[e + 1]; ++dd)
@@ -233,14 +244,27 @@ __global__ void input_grad_kernel(const LikelihoodView v, const T* pars, std::in
             }
         } else if (j < N + G) {
             const std::int64_t g = j - N;
-            const T sigma = t.g_sigma[g], r = (d[N + v.gauss_aux[g]] - p[v.gauss_par[g]]) / sigma;
-            static_cast<T*>(o.gauss_sigma)[k * G + g] = (r * r - T(1)) / sigma;
-            g_data[k * W + N + v.gauss_aux[g]] = -r / sigma;
+            if (vjp) {
+                static_cast<T*>(o.gauss_sigma)[k * G + g] = T(0);
+                c[v.gauss_slot[g]] = cot_aux[k * v.n_aux + v.gauss_aux[g]];
+            } else {
+                const T* d = data + k * data_stride;
+                const T sigma = t.g_sigma[g], r = (d[N + v.gauss_aux[g]] - p[v.gauss_par[g]]) / sigma;
+                static_cast<T*>(o.gauss_sigma)[k * G + g] = (r * r - T(1)) / sigma;
+                g_data[k * W + N + v.gauss_aux[g]] = -r / sigma;
+            }
         } else {
             const std::int64_t q = j - N - G;
-            const T par = p[v.pois_par[q]], aux = d[N + v.pois_aux[q]], tau = t.q_tau[q];
-            static_cast<T*>(o.pois_tau)[k * Q + q] = aux > T(0) ? aux / tau - par : -par;
-            g_data[k * W + N + v.pois_aux[q]] = d_count(aux, tau * par);
+            const T par = p[v.pois_par[q]], tau = t.q_tau[q];
+            if (vjp) {
+                const T ca = cot_aux[k * v.n_aux + v.pois_aux[q]];
+                static_cast<T*>(o.pois_tau)[k * Q + q] = ca * par;
+                c[v.pois_slot[q]] = ca * tau;
+            } else {
+                const T aux = data[k * data_stride + N + v.pois_aux[q]];
+                static_cast<T*>(o.pois_tau)[k * Q + q] = aux > T(0) ? aux / tau - par : -par;
+                g_data[k * W + N + v.pois_aux[q]] = d_count(aux, tau * par);
+            }
         }
     }
 }
@@ -298,15 +322,18 @@ void launch_likelihood_grad(cudaStream_t s, int dt, const LikelihoodView& v, std
 }
 
 void launch_likelihood_input_grad(cudaStream_t s, int dt, const LikelihoodView& v, const void* pars, std::int64_t K,
-                                  const void* data, std::int64_t data_stride, const InputGradOutputs& out) {
+                                  const void* data, std::int64_t data_stride, const InputGradOutputs& out,
+                                  const void* cot_main, const void* cot_aux, void* contrib) {
     const std::int64_t n = K * (v.n_main + v.n_gauss + v.n_pois);
     if (n == 0) return;
     if (dt == kF32)
-        input_grad_kernel<float><<<grid_for(n, 128), 128, 0, s>>>(v, static_cast<const float*>(pars), K,
-                                                                  static_cast<const float*>(data), data_stride, out);
+        input_grad_kernel<float><<<grid_for(n, 128), 128, 0, s>>>(
+            v, static_cast<const float*>(pars), K, static_cast<const float*>(data), data_stride, out,
+            static_cast<const float*>(cot_main), static_cast<const float*>(cot_aux), static_cast<float*>(contrib));
     else
-        input_grad_kernel<double><<<grid_for(n, 128), 128, 0, s>>>(v, static_cast<const double*>(pars), K,
-                                                                   static_cast<const double*>(data), data_stride, out);
+        input_grad_kernel<double><<<grid_for(n, 128), 128, 0, s>>>(
+            v, static_cast<const double*>(pars), K, static_cast<const double*>(data), data_stride, out,
+            static_cast<const double*>(cot_main), static_cast<const double*>(cot_aux), static_cast<double*>(contrib));
 }
 
 void launch_expected_main(cudaStream_t s, int dt, const LikelihoodView& v, const void* pars, std::int64_t K,

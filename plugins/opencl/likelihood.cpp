@@ -197,6 +197,40 @@ bool OpenCLFusedLikelihood::input_gradient(const Tensor& pars, const BoundData& 
     return true;
 }
 
+bool OpenCLFusedLikelihood::expected_data_vjp(const Tensor& pars, const Tensor& cot_main, const Tensor& cot_aux,
+                                              PackedGradient* out) {
+    const std::int64_t K = points(pars, "expected_data_vjp");
+    if (cot_main.shape() != Shape{K, n_main_} || cot_aux.shape() != Shape{K, n_aux_})
+        throw ShapeError("opencl: expected_data_vjp: the cotangents must be [" + std::to_string(K) + ", " +
+                         std::to_string(n_main_) + "] and [" + std::to_string(K) + ", " + std::to_string(n_aux_) +
+                         "], got " + shape_str(cot_main.shape()) + " and " + shape_str(cot_aux.shape()));
+    const DType rt = be_.float_dtype();
+    auto make = [&](std::int64_t n) { return be_.empty(rt, {K, n}); };
+    auto arg = [](const Tensor& t, const Tensor& stand_in) -> const Tensor& { return t.size() > 0 ? t : stand_in; };
+    const Tensor one = be_.empty(rt, {1});
+    const Tensor cm = arg(be_.cast(cot_main, rt), one), ca = arg(be_.cast(cot_aux, rt), one);
+    Tensor base = be_.empty(rt, {std::max<std::int64_t>(K * n_elem_, 1)}), pnz = be_.empty(rt, base.shape());
+    Tensor zc = be_.empty(DType::i32, base.shape());
+    out->value = Tensor();
+    out->pars = make(n_pars_);
+    out->elem_nominal = make(n_elem_), out->factor_lo = make(n_fac_), out->factor_hi = make(n_fac_);
+    out->factor_coef = make(6 * n_fac_), out->delta_lo = make(n_del_), out->delta_nom = make(n_del_);
+    out->delta_hi = make(n_del_), out->pois_tau = make(n_pois_);
+    out->gauss_sigma = n_gauss_ > 0 ? be_.full({K, n_gauss_}, 0.0, rt) : make(0);
+    out->data = be_.full({K, n_main_ + n_aux_}, 0.0, rt);
+    be_.run(prog_, "hf_vjp_elements", static_cast<std::size_t>(K * n_elem_), static_cast<cl_long>(K), meta_, itab_,
+            rtab_, pars, base, pnz, zc);
+    be_.run(prog_, "hf_input_grad_elements", static_cast<std::size_t>(K * n_elem_), static_cast<cl_long>(K), meta_,
+            itab_, rtab_, pars, cm, base, pnz, zc, arg(out->elem_nominal, one), arg(out->factor_lo, one),
+            arg(out->factor_hi, one), arg(out->factor_coef, one), arg(out->delta_lo, one), arg(out->delta_nom, one),
+            arg(out->delta_hi, one));
+    be_.run(prog_, "hf_vjp_pars", static_cast<std::size_t>(K * n_pars_), static_cast<cl_long>(K), meta_, itab_, rtab_,
+            pars, cm, ca, base, pnz, zc, arg(out->pars, one));
+    be_.run(prog_, "hf_vjp_tau", static_cast<std::size_t>(K * n_pois_), static_cast<cl_long>(K), meta_, itab_, rtab_,
+            pars, ca, arg(out->pois_tau, one));
+    return true;
+}
+
 Tensor OpenCLFusedLikelihood::expected_main(const Tensor& pars) {
     const std::int64_t K = points(pars, "expected_main");
     Tensor out = be_.empty(be_.float_dtype(), {K, n_main_});

@@ -1,6 +1,6 @@
 // Tier 2 for OpenCL: the packed likelihood evaluated for K points by kernels in likelihood.cl. The tables
 // are uploaded once here; an evaluation enqueues one kernel for logpdf (plus one for the gradient) and
-// transfers nothing; input_gradient enqueues two more (input_grad.cl).
+// transfers nothing; input_gradient enqueues two more, expected_data_vjp four (input_grad.cl).
 #pragma once
 
 #include "hfcore/plugin/likelihood.hpp"
@@ -19,6 +19,10 @@ public:
     const char* implementation() const override { return "opencl fused"; }
     // hf_logpdf and hf_grad with the per-point scratch kept, then the kernels of input_grad.cl.
     bool input_gradient(const Tensor& pars, const BoundData& bound, PackedGradient* out) override;
+    // hf_vjp_elements (the elements' base and factor products), hf_input_grad_elements with the main cotangent as
+    // its weight, hf_vjp_pars and hf_vjp_tau.
+    bool expected_data_vjp(const Tensor& pars, const Tensor& cot_main, const Tensor& cot_aux,
+                           PackedGradient* out) override;
 
 private:
     std::int64_t points(const Tensor& pars, const char* op) const;  // K, after checking pars

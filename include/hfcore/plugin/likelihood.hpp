@@ -143,6 +143,19 @@ public:
         (void)pars, (void)data, (void)out;
         return false;
     }
+
+    // Optional (Tier 2): the vector-Jacobian product of the expected data at pars [K, P] with the cotangents
+    // cot_main [K, N] and cot_aux [K, A]: d (cot_main . rate + cot_aux . expected aux) / d (the packed arrays and
+    // the parameters), in *out as input_gradient fills it: the reverse pass of input_gradient with the cotangent in
+    // place of the Poisson weight w_b = n_b / rate_b - 1, and the expected aux data (gauss: par, Poisson:
+    // tau par) in place of the constraints' terms. out->value is left empty; gauss_sigma and data are 0 (the
+    // expected data depend on neither). For core's gradients through the Asimov data (core/grad); the default
+    // returns false and core takes another route. Appended last, as input_gradient.
+    virtual bool expected_data_vjp(const Tensor& pars, const Tensor& cot_main, const Tensor& cot_aux,
+                                   PackedGradient* out) {
+        (void)pars, (void)cot_main, (void)cot_aux, (void)out;
+        return false;
+    }
 };
 
 // Throws ShapeError naming the first inconsistent array (sizes, CSR offsets, indices out of range, unknown

@@ -123,3 +123,82 @@ __kernel void hf_input_grad_data(long K, __global const int* meta, __global cons
         g_data[k * W + m.N + a] = (hf_real)hf_d_count(x, tau * p);
     }
 }
+
+/* FusedLikelihood::expected_data_vjp: the elements' terms are hf_input_grad_elements' with the main cotangent as w,
+ * after this kernel has left per (point, element) the base, pnz and zc that hf_logpdf leaves (one work-item each). */
+__kernel void hf_vjp_elements(long K, __global const int* meta, __global const int* itab,
+                              __global const hf_real* rtab, __global const hf_real* pars, __global hf_real* base,
+                              __global hf_real* pnz, __global int* zc)
+{
+    long g = get_global_id(0);
+    HfModel m;
+    hf_real b, p;
+    int z;
+    hf_model_init(&m, meta, itab, rtab);
+    if (g >= K * m.E) return;
+    hf_element(&m, (int)(g % m.E), pars + (g / m.E) * m.P, &b, &p, &z);
+    base[g] = b;
+    pnz[g] = p;
+    zc[g] = z;
+}
+
+/* One work-item per (point, parameter): d (c . expected data) / d par, walking the factors, deltas and
+ * constraints that read it as hf_grad does, with the main cotangent in place of w and the expected aux data's
+ * terms (Gaussian: par, Poisson: tau par) in place of the constraints'. */
+__kernel void hf_vjp_pars(long K, __global const int* meta, __global const int* itab, __global const hf_real* rtab,
+                          __global const hf_real* pars, __global const hf_real* cot_main,
+                          __global const hf_real* cot_aux, __global const hf_real* base,
+                          __global const hf_real* pnz, __global const int* zc, __global hf_real* grad)
+{
+    long g = get_global_id(0), k;
+    int p, t;
+    HfModel m;
+    hf_wide s = 0, c = 0;
+    hf_real alpha;
+    __global const hf_real* cm;
+    __global const hf_real* ca;
+    hf_model_init(&m, meta, itab, rtab);
+    if (g >= K * m.P) return;
+    k = g / m.P;
+    p = (int)(g % m.P);
+    alpha = pars[k * m.P + p];
+    cm = cot_main + k * m.N;
+    ca = cot_aux + k * m.A;
+    for (t = m.par_fac_off[p]; t < m.par_fac_off[p + 1]; ++t) {
+        int f = m.par_fac[t], e = m.fac_elem[f], z;
+        long ke = k * m.E + e;
+        hf_real df;
+        hf_real v = hf_factor(m.fac_kind[f], alpha, m.fac_lo[f], m.fac_hi[f], m.fac_coef + 6 * (long)f, &df);
+        hf_wide others;
+        z = zc[ke];
+        others = z == 0 ? (hf_wide)pnz[ke] / (hf_wide)v : ((z == 1 && v == (hf_real)0) ? (hf_wide)pnz[ke] : (hf_wide)0);
+        hf_acc(&s, &c, (hf_wide)cm[m.elem_bin[e]] * (hf_wide)base[ke] * (hf_wide)df * others);
+    }
+    for (t = m.par_del_off[p]; t < m.par_del_off[p + 1]; ++t) {
+        int d = m.par_del[t], e = m.del_elem[d];
+        long ke = k * m.E + e;
+        hf_real dd, prod = zc[ke] == 0 ? pnz[ke] : (hf_real)0;
+        hf_delta(m.del_kind[d], alpha, m.del_lo[d], m.del_nom[d], m.del_hi[d], &dd);
+        hf_acc(&s, &c, (hf_wide)cm[m.elem_bin[e]] * (hf_wide)dd * (hf_wide)prod);
+    }
+    for (t = m.par_gauss_off[p]; t < m.par_gauss_off[p + 1]; ++t) hf_acc(&s, &c, (hf_wide)ca[m.gauss_aux[m.par_gauss[t]]]);
+    for (t = m.par_pois_off[p]; t < m.par_pois_off[p + 1]; ++t) {
+        int q = m.par_pois[t];
+        hf_acc(&s, &c, (hf_wide)ca[m.pois_aux[q]] * (hf_wide)m.pois_tau[q]);
+    }
+    grad[g] = (hf_real)hf_acc_result(s, c);
+}
+
+/* One work-item per (point, Poisson constraint): d (c . expected aux) / d tau = c par. */
+__kernel void hf_vjp_tau(long K, __global const int* meta, __global const int* itab, __global const hf_real* rtab,
+                         __global const hf_real* pars, __global const hf_real* cot_aux, __global hf_real* g_tau)
+{
+    long g = get_global_id(0), k;
+    int q;
+    HfModel m;
+    hf_model_init(&m, meta, itab, rtab);
+    if (g >= K * m.Q) return;
+    k = g / m.Q;
+    q = (int)(g % m.Q);
+    g_tau[g] = (hf_real)((hf_wide)cot_aux[k * m.A + m.pois_aux[q]] * (hf_wide)pars[k * m.P + m.pois_par[q]]);
+}
