@@ -58,15 +58,19 @@ struct TauLink {
     double dtau_dnom, dtau_dunc;
 };
 
-// Which spec input each packed number came from.
+}  // namespace
+
+// Which spec input each packed number came from (FusedInputGradient's).
 struct PackedMap {
-    std::vector<i32> elem_nominal;  // [E]
+    std::vector<std::int32_t> elem_nominal;  // [E]
     std::vector<MatchedDelta> deltas;  // [D]
     std::vector<SkippedDelta> skipped;
     std::vector<NormsysLink> normsys;
     std::vector<StatLink> stat;
     std::vector<TauLink> tau;
 };
+
+namespace {
 
 i32 factor_kind_of(FactorForm f) {
     return f == FactorForm::linear ? kFactorLinear : f == FactorForm::normsys_code1 ? kFactorNormsysCode1 : kFactorNormsysCode4;
@@ -256,53 +260,59 @@ BackendGradients mapped(const PackedMap& m, const Structure& s, const PackedLike
 
 }  // namespace
 
-BackendGradients backend_twice_nll(const Model& model, const Structure& s, const std::vector<double>& y,
-                                   const std::vector<double>& pars, std::int64_t K,
-                                   const std::vector<double>& main_data, std::string* route) {
-    FusedLikelihood& lik = fused_likelihood(model);
-    const PackedLikelihood& pk = packed_likelihood(model);
-    const std::unique_ptr<PackedMap> m = map_packed(pk, s, y);
-    Backend& b = *model.backend();
-    PackedGradient pg;
+FusedInputGradient::FusedInputGradient(const Model& model, const Structure& s, const std::vector<double>& y)
+    : model_(model), s_(s), y_(y), lik_(fused_likelihood(model)), pk_(packed_likelihood(model)),
+      map_(map_packed(pk_, s, y)), route_(std::string("fused: ") + lik_.implementation()) {}
+
+FusedInputGradient::~FusedInputGradient() = default;
+
+std::optional<BackendGradients> FusedInputGradient::twice_nll(const std::vector<double>& pars, std::int64_t K,
+                                                              const std::vector<double>& main_data) const {
     std::vector<double> data = main_data;
-    const auto aux = model_aux(s, y.data());
+    const auto aux = model_aux(s_, y_.data());
     data.insert(data.end(), aux.begin(), aux.end());
-    if (!m || !lik.input_gradient(b.from_host(pars, {K, s.n_pars}), *lik.bind(b.from_host(data)), &pg)) {
-        if (route) *route = "tier-1 ops";
-        return BackendInputGradient(b, s, y).twice_nll(pars, K, main_data);
-    }
-    if (route) *route = std::string("fused: ") + lik.implementation();
-    return mapped(*m, s, pk, download(b, pg), pars, K, true, false, -2.0);
+    return evaluate(pars, K, data, true);
 }
 
-std::optional<BackendGradients> fused_twice_nll_at_data(const Model& model, const Structure& s,
-                                                        const std::vector<double>& y, const std::vector<double>& pars,
-                                                        std::int64_t K, const std::vector<double>& data) {
-    FusedLikelihood& lik = fused_likelihood(model);
-    const PackedLikelihood& pk = packed_likelihood(model);
-    const std::unique_ptr<PackedMap> m = map_packed(pk, s, y);
-    Backend& b = *model.backend();
-    PackedGradient pg;
-    if (!m || !lik.input_gradient(b.from_host(pars, {K, s.n_pars}), *lik.bind(b.from_host(data)), &pg))
-        return std::nullopt;
-    return mapped(*m, s, pk, download(b, pg), pars, K, false, true, -2.0);
+std::optional<BackendGradients> FusedInputGradient::at_data(const std::vector<double>& pars, std::int64_t K,
+                                                            const std::vector<double>& data) const {
+    return evaluate(pars, K, data, false);
 }
 
-std::optional<BackendGradients> fused_expected_data_vjp(const Model& model, const Structure& s,
-                                                        const std::vector<double>& y, const std::vector<double>& pars,
-                                                        const std::vector<double>& cot_main,
-                                                        const std::vector<double>& cot_aux) {
-    FusedLikelihood& lik = fused_likelihood(model);
-    const PackedLikelihood& pk = packed_likelihood(model);
-    const std::unique_ptr<PackedMap> m = map_packed(pk, s, y);
-    Backend& b = *model.backend();
+std::optional<BackendGradients> FusedInputGradient::evaluate(const std::vector<double>& pars, std::int64_t K,
+                                                             const std::vector<double>& data, bool own_aux) const {
+    Backend& b = *model_.backend();
     PackedGradient pg;
-    if (!m || !lik.expected_data_vjp(b.from_host(pars, {1, s.n_pars}), b.from_host(cot_main, {1, s.n_main}),
-                                     b.from_host(cot_aux, {1, s.n_aux}), &pg))
+    if (!map_ || !lik_.input_gradient(b.from_host(pars, {K, s_.n_pars}), *lik_.bind(b.from_host(data)), &pg))
         return std::nullopt;
-    BackendGradients r = mapped(*m, s, pk, download(b, pg), pars, 1, false, false, 1.0);
+    return mapped(*map_, s_, pk_, download(b, pg), pars, K, own_aux, !own_aux, -2.0);
+}
+
+std::optional<BackendGradients> FusedInputGradient::expected_data_vjp(const std::vector<double>& pars,
+                                                                      const std::vector<double>& cot_main,
+                                                                      const std::vector<double>& cot_aux) const {
+    Backend& b = *model_.backend();
+    PackedGradient pg;
+    if (!map_ || !lik_.expected_data_vjp(b.from_host(pars, {1, s_.n_pars}), b.from_host(cot_main, {1, s_.n_main}),
+                                         b.from_host(cot_aux, {1, s_.n_aux}), &pg))
+        return std::nullopt;
+    BackendGradients r = mapped(*map_, s_, pk_, download(b, pg), pars, 1, false, false, 1.0);
     r.d_main.clear();
     return r;
+}
+
+BackendGradients backend_twice_nll(const Model& model, const Structure& s, const std::vector<double>& y,
+                                   const std::vector<double>& pars, std::int64_t K,
+                                   const std::vector<double>& main_data, std::string* route,
+                                   const FusedInputGradient* fused) {
+    std::optional<FusedInputGradient> own;
+    if (!fused) fused = &own.emplace(model, s, y);
+    if (auto r = fused->twice_nll(pars, K, main_data)) {
+        if (route) *route = fused->route();
+        return std::move(*r);
+    }
+    if (route) *route = "tier-1 ops";
+    return BackendInputGradient(*model.backend(), s, y).twice_nll(pars, K, main_data);
 }
 
 }  // namespace hf::grad_detail

@@ -16,7 +16,6 @@
 #include "infer/minimize/problem.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/grad.hpp"
-#include "hfcore/plugin/likelihood.hpp"
 
 namespace hf::grad_detail {
 std::vector<Var> inputs_on_tape(const std::vector<double>& x);
@@ -78,7 +77,8 @@ std::vector<double> joined(std::vector<double> a, const std::vector<double>& b) 
 // model's aux: both points in one evaluation on the model's backend (fused_input_grad.hpp).
 std::vector<double> partial_inputs(const Model& model, const Structure& s, const std::vector<double>& y0,
                                    const std::vector<double>& pa, const std::vector<double>* pb,
-                                   const std::vector<double>& main_data, Engine engine, std::string* route) {
+                                   const std::vector<double>& main_data, Engine engine, std::string* route,
+                                   const FusedInputGradient* fused) {
     if (engine == Engine::host_tape) {
         TapeScope scope;
         const auto y = inputs_on_tape(y0);
@@ -95,7 +95,7 @@ std::vector<double> partial_inputs(const Model& model, const Structure& s, const
         return joined(adjoints_of(y, adj), adjoints_of(n, adj));
     }
     const std::vector<double> pars = pb ? joined(pa, *pb) : pa;
-    const BackendGradients r = backend_twice_nll(model, s, y0, pars, pb ? 2 : 1, main_data, route);
+    const BackendGradients r = backend_twice_nll(model, s, y0, pars, pb ? 2 : 1, main_data, route, fused);
     const std::size_t ny = y0.size(), nn = main_data.size();
     std::vector<double> out = joined(std::vector<double>(r.d_inputs.begin(), r.d_inputs.begin() + ny),
                                      std::vector<double>(r.d_main.begin(), r.d_main.begin() + nn));
@@ -111,27 +111,27 @@ std::vector<double> partial_inputs(const Model& model, const Structure& s, const
 // d theta0. On the fused route: the partial at fixed data of both fits' points in one evaluation, whose d / d data
 // is the cotangent of the expected data's vector-Jacobian product at theta0 (the same reverse pass); else one
 // sweep of the host tape, the reference. *route names the one that ran.
-std::pair<std::vector<double>, std::vector<double>> asimov_direct_term(const Model& model, const Structure& s,
+std::pair<std::vector<double>, std::vector<double>> asimov_direct_term(const Structure& s,
                                                                        const std::vector<double>& y0,
                                                                        const infer::HypotestResult& r,
                                                                        std::size_t n_main, Engine engine,
-                                                                       std::string* route) {
+                                                                       std::string* route,
+                                                                       const FusedInputGradient& fused) {
     const std::size_t ny = y0.size(), N = static_cast<std::size_t>(s.n_main), A = static_cast<std::size_t>(s.n_aux);
     if (engine != Engine::host_tape) {
         const auto& th0 = r.asimov_pars;
         const std::vector<double> asimov =
             joined(expected_main(s, y0.data(), th0.data()), expected_aux(s, y0.data(), th0.data()));
-        const auto at = fused_twice_nll_at_data(model, s, y0, joined(r.fixed_poi_fit_to_asimov, r.free_fit_to_asimov),
-                                                2, asimov);
+        const auto at = fused.at_data(joined(r.fixed_poi_fit_to_asimov, r.free_fit_to_asimov), 2, asimov);
         if (at) {
             std::vector<double> cot_main(N), cot_aux(A);
             for (std::size_t b = 0; b < N; ++b) cot_main[b] = at->d_main[b] - at->d_main[N + b];
             for (std::size_t a = 0; a < A; ++a) cot_aux[a] = at->d_aux[a] - at->d_aux[A + a];
-            const auto vjp = fused_expected_data_vjp(model, s, y0, th0, cot_main, cot_aux);
+            const auto vjp = fused.expected_data_vjp(th0, cot_main, cot_aux);
             if (vjp) {
                 std::vector<double> d(ny + n_main, 0.0);
                 for (std::size_t i = 0; i < ny; ++i) d[i] = at->d_inputs[i] - at->d_inputs[ny + i] + vjp->d_inputs[i];
-                if (route) *route = std::string("fused: ") + fused_likelihood(model).implementation();
+                if (route) *route = fused.route();
                 return {std::move(d), vjp->d_pars};
             }
         }
@@ -254,7 +254,7 @@ ProfiledGradient profiled_twice_nll_gradient(const ModelSpec& spec, const Model&
         return out;
     }
     out.d_inputs = partial_inputs(model, s, flatten_inputs(spec), r.bestfit, nullptr, main_data, Engine::automatic,
-                                  nullptr);
+                                  &out.route, nullptr);
     out.d_inputs.resize(flatten_inputs(spec).size());
     return out;
 }
@@ -295,10 +295,13 @@ HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const
         return g;
     }
 
+    // The fused route's map of the packed likelihood to the inputs, for the three evaluations below.
+    const FusedInputGradient fused(model, s, y0);
+
     // q_obs: the fixed and the free fit to the observed data.
     if (g.q_obs > 0)
-        g.d_q_obs =
-            partial_inputs(model, s, y0, r.fixed_poi_fit_to_data, &r.free_fit_to_data, main_data, engine, &g.route_obs);
+        g.d_q_obs = partial_inputs(model, s, y0, r.fixed_poi_fit_to_data, &r.free_fit_to_data, main_data, engine,
+                                   &g.route_obs, &fused);
     else {
         g.d_q_obs.assign(n_in, 0.0);
         g.notes.push_back("q_obs is clipped at 0: its gradient is that of the flat branch (0)");
@@ -308,7 +311,7 @@ HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const
     g.d_q_asimov.assign(n_in, 0.0);
     if (g.q_asimov > 0) {
         std::vector<double> u;
-        std::tie(g.d_q_asimov, u) = asimov_direct_term(model, s, y0, r, main_data.size(), engine, &g.route_asimov);
+        std::tie(g.d_q_asimov, u) = asimov_direct_term(s, y0, r, main_data.size(), engine, &g.route_asimov, fused);
         // The free block of the Asimov fit's Hessian.
         std::vector<std::size_t> F;
         for (std::size_t i = 0; i < held.size(); ++i)

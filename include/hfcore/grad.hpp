@@ -78,6 +78,7 @@ struct ProfiledGradient {
     std::vector<double> bestfit;
     std::vector<double> d_inputs;     // empty unless ok
     std::vector<std::string> held;    // parameter names held (fixed, POI when given, at a bound)
+    std::string route;                // of d_inputs, as LikelihoodGradient::route (empty unless ok)
 };
 // twice_nll at the best fit (poi_value empty) or with the POI held at *poi_value, as a function of the inputs:
 // d/dy = partial_y twice_nll at the minimum (the parameters' own term vanishes there or is held).

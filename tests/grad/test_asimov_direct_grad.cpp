@@ -68,7 +68,7 @@ double vjp_against_tape(const ModelSpec& spec, const Model& model) {
         auto p = off;
         for (std::size_t i = 0; i < p.size(); ++i)
             if (init[i] == 0.0) p[i] = std::clamp(scale * off[i], bounds[i].first, bounds[i].second);
-        const auto got = grad_detail::fused_expected_data_vjp(model, s, y, p, c_main, c_aux);
+        const auto got = grad_detail::FusedInputGradient(model, s, y).expected_data_vjp(p, c_main, c_aux);
         EXPECT_TRUE(got.has_value()) << model.implementation();
         if (!got) return 1.0;
         const auto [ref_in, ref_par] = tape_vjp(s, y, p, c_main, c_aux);
