@@ -86,6 +86,11 @@ TEST(AsimovDirectGrad, ExpectedDataVjpEveryInterpolationCode) {
             EXPECT_LE(worst, kTol) << histosys << " " << normsys;
             measured(std::string("example ") + histosys + " " + normsys + " expected-data VJP, cpu vs tape", worst);
         }
+    LoadOptions o32;
+    o32.precision = Precision::f32;
+    const double worst32 = vjp_against_tape(c.spec, Model(c.spec, load_backend("cpu", o32)));
+    EXPECT_LE(worst32, 1e-4);
+    measured("example expected-data VJP, cpu 32b vs tape", worst32);
 }
 
 // The hypotest's gradients by the backend engine (q_A's direct term on `route_prefix`) against the host tape's.
@@ -158,9 +163,15 @@ TEST(AsimovDirectGrad, HostTapeWhereNotOffered) {
     EXPECT_LE(norm_rel(g.d_obs, fused.d_obs), 1e-8);
 }
 
-// The opencl plugin's kernels (PoCL here) and cuda's at 64b: the VJP and the hypotest's gradients.
+// The opencl plugin's kernels (PoCL here) and cuda's: at 64b the VJP and the hypotest's gradients, at 32b the VJP
+// to float rounding (as the input gradient's 32b checks, test_fused_input_grad.cpp).
 void check_gpu_plugin(const std::string& plugin) {
     const GradCase c = load_grad_case("example");
+    LoadOptions o32;
+    o32.precision = Precision::f32;
+    const double vjp32 = vjp_against_tape(c.spec, Model(c.spec, load_backend(plugin, o32)));
+    EXPECT_LE(vjp32, 1e-4) << plugin << " 32b";
+    measured("example " + plugin + " 32b expected-data VJP vs tape", vjp32);
     for (const auto& [histosys, normsys] : {std::pair{"code4p", "code4"}, std::pair{"code0", "code1"}}) {
         const ModelSpec spec = with_codes(c.spec, histosys, normsys);
         const Model model(spec, load_backend(plugin));
