@@ -11,6 +11,23 @@ void set_grad_task(const std::string& task, const GradTask& t, const ModelSpec& 
                    const std::vector<double>& data, const infer::HypotestOptions& options, std::function<void()>& fn,
                    std::function<void()>& report, json::Object& result) {
     const std::vector<double> main_data(data.begin(), data.begin() + m.n_main());
+    if (task == "input_grad" || task == "input_grad_tier1") {
+        std::shared_ptr<const Model> own;  // the Tier 1 route's model, compiled once when the task is set up
+        if (task == "input_grad_tier1") {
+            ModelOptions o;
+            o.prefer_fused = false;
+            own = std::make_shared<const Model>(spec, m.backend(), o);
+        }
+        const Model* on = own ? own.get() : &m;
+        auto r = std::make_shared<grad::LikelihoodGradient>();
+        const auto pars = m.suggested_init();
+        fn = [on, own, &spec, pars, main_data, r] { *r = grad::twice_nll_gradient(spec, *on, pars, main_data); };
+        report = [&result, r] {
+            result.set("twice_nll", json::Value(r->value));
+            result.set("route", json::Value(r->route));
+        };
+        return;
+    }
     if (task == "hypotest_grad") {
         auto r = std::make_shared<grad::HypotestGradient>();
         fn = [&m, &spec, main_data, options, r, t] { *r = grad::hypotest_gradient(t.mu, spec, m, main_data, options); };

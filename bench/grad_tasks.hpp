@@ -1,5 +1,7 @@
 // hfcore_timer's requests for the input gradients (hf::grad): "hypotest_grad" (one hypotest with d CLs / d
-// inputs) and "hypotest_grad_batch" (K models whose inputs are the workload's scaled by 1 +- 2%, in one call).
+// inputs), "hypotest_grad_batch" (K models whose inputs are the workload's scaled by 1 +- 2%, in one call), and
+// "input_grad" / "input_grad_tier1" (d twice_nll / d inputs at the suggested init on the backend: the route the
+// model's likelihood offers, and the Tier 1 route of the same spec compiled without the fused likelihood).
 #pragma once
 
 #include <cstddef>

@@ -7,7 +7,7 @@
 //    "synthetic": [bins, nuisance] (instead of workspace), "backend": "cpu", "precision": "64b"}
 //     -> {"ok": true, "n_pars": P, "n_main": N, "n_aux": A, "seconds": load+compile time}
 //   {"cmd": "time", "id": "erjr", "task": "logpdf"|"logpdf_device"|"batch"|"grad"|"fit"|"hypotest"|
-//    "hypotest_grad"|"hypotest_grad_batch"|"upper_limit"|"toys"|"ranking"|"profile", "k": 10000 (batch), "gradient": false (batch: with the
+//    "hypotest_grad"|"hypotest_grad_batch"|"input_grad"|"input_grad_tier1"|"upper_limit"|"toys"|"ranking"|"profile", "k": 10000 (batch), "gradient": false (batch: with the
 //    points' gradients), "min_time": 0.2, "min_reps": 3,
 //    "max_reps": 1000, "polish": false, "algorithm": "lbfgs", "tolerance": 1e-6 (fit options, optional),
 //    "warmup": false (no untimed first call),
@@ -218,7 +218,8 @@ json::Value cmd_time(const json::Value& req) {
             result.set("twice_nll", json::Value(r->twice_nll_free));
             result.set("converged", json::Value(r->converged));
         };
-    } else if (task == "hypotest_grad" || task == "hypotest_grad_batch") {
+    } else if (task == "hypotest_grad" || task == "hypotest_grad_batch" || task == "input_grad" ||
+               task == "input_grad_tier1") {
         hf::bench::GradTask t{get_number(req, "mu", 1.0), static_cast<std::size_t>(get_number(req, "k", 64)),
                               static_cast<int>(get_number(req, "threads", 0))};
         hf::bench::set_grad_task(task, t, l.w.spec, m, data, hopts, fn, report, result);

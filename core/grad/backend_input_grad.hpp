@@ -17,6 +17,7 @@ struct BackendGradients {
     std::vector<double> d_inputs;  // [K, n_inputs]
     std::vector<double> d_pars;    // [K, P]
     std::vector<double> d_main;    // [K, N]
+    std::vector<double> d_aux;     // [K, A] where the aux data were given (FusedInputGradient::at_data)
 };
 
 // Built once for a structure and the inputs it is evaluated at (the constants that depend on the inputs alone, as

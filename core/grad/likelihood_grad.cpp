@@ -1,9 +1,9 @@
-// d twice_nll / d inputs at a point: on the model's backend (backend_input_grad.hpp), or one reverse sweep of the
-// traced likelihood on the host tape (evaluate.hpp), the reference.
+// d twice_nll / d inputs at a point: on the model's backend (fused_input_grad.hpp: the fused likelihood's terms or
+// Tier 1 ops), or one reverse sweep of the traced likelihood on the host tape (evaluate.hpp), the reference.
 #include <cmath>
 
-#include "grad/backend_input_grad.hpp"
 #include "grad/evaluate.hpp"
+#include "grad/fused_input_grad.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/grad.hpp"
 
@@ -69,9 +69,10 @@ LikelihoodGradient twice_nll_gradient(const ModelSpec& spec, const Model& model,
     const Structure s = trace_structure(spec, model);
     check_sizes(s, pars, main_data);
     if (engine != Engine::host_tape) {
-        const BackendInputGradient on_backend(*model.backend(), s, flatten_inputs(spec));
-        BackendGradients r = on_backend.twice_nll(pars, 1, main_data);
-        return {r.value.at(0), Engine::backend, std::move(r.d_inputs), std::move(r.d_pars), std::move(r.d_main)};
+        std::string route;
+        BackendGradients r = backend_twice_nll(model, s, flatten_inputs(spec), pars, 1, main_data, &route);
+        return {r.value.at(0), Engine::backend, std::move(r.d_inputs), std::move(r.d_pars), std::move(r.d_main),
+                std::move(route)};
     }
     TapeScope scope;
     const auto y = inputs_on_tape(flatten_inputs(spec));
@@ -80,7 +81,7 @@ LikelihoodGradient twice_nll_gradient(const ModelSpec& spec, const Model& model,
     const auto aux = model_aux(s, y.data());
     const Var f = twice_nll(s, y.data(), p.data(), n.data(), aux.data());
     const auto adj = scope.tape.backward(f.id);
-    return {f.v, Engine::host_tape, adjoints_of(y, adj), adjoints_of(p, adj), adjoints_of(n, adj)};
+    return {f.v, Engine::host_tape, adjoints_of(y, adj), adjoints_of(p, adj), adjoints_of(n, adj), "host tape"};
 }
 
 LikelihoodGradient logpdf_gradient(const ModelSpec& spec, const Model& model, const std::vector<double>& pars,

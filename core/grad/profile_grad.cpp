@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <tuple>
 
-#include "grad/backend_input_grad.hpp"
 #include "grad/evaluate.hpp"
+#include "grad/fused_input_grad.hpp"
 #include "infer/minimize/dense.hpp"
 #include "infer/minimize/problem.hpp"
 #include "hfcore/errors.hpp"
@@ -72,13 +74,28 @@ std::vector<double> joined(std::vector<double> a, const std::vector<double>& b) 
 }
 
 // (partial_y, partial_n) of f(pars_a) - f(pars_b) (pars_b may be empty: f(pars_a) alone), observed main data, the
-// model's aux: both points in one evaluation on the model's backend (backend_input_grad.hpp).
-std::vector<double> partial_inputs(Backend& backend, const Structure& s, const std::vector<double>& y0,
+// model's aux: both points in one evaluation on the model's backend (fused_input_grad.hpp).
+std::vector<double> partial_inputs(const Model& model, const Structure& s, const std::vector<double>& y0,
                                    const std::vector<double>& pa, const std::vector<double>* pb,
-                                   const std::vector<double>& main_data) {
-    const BackendInputGradient on_backend(backend, s, y0);
+                                   const std::vector<double>& main_data, Engine engine, std::string* route,
+                                   const FusedInputGradient* fused) {
+    if (engine == Engine::host_tape) {
+        TapeScope scope;
+        const auto y = inputs_on_tape(y0);
+        const auto n = inputs_on_tape(main_data);
+        const auto aux = model_aux(s, y.data());
+        const std::vector<Var> a(pa.begin(), pa.end());
+        Var f = twice_nll(s, y.data(), a.data(), n.data(), aux.data());
+        if (pb) {
+            const std::vector<Var> b(pb->begin(), pb->end());
+            f = f - twice_nll(s, y.data(), b.data(), n.data(), aux.data());
+        }
+        const auto adj = scope.tape.backward(f.id);
+        if (route) *route = "host tape";
+        return joined(adjoints_of(y, adj), adjoints_of(n, adj));
+    }
     const std::vector<double> pars = pb ? joined(pa, *pb) : pa;
-    const BackendGradients r = on_backend.twice_nll(pars, pb ? 2 : 1, main_data);
+    const BackendGradients r = backend_twice_nll(model, s, y0, pars, pb ? 2 : 1, main_data, route, fused);
     const std::size_t ny = y0.size(), nn = main_data.size();
     std::vector<double> out = joined(std::vector<double>(r.d_inputs.begin(), r.d_inputs.begin() + ny),
                                      std::vector<double>(r.d_main.begin(), r.d_main.begin() + nn));
@@ -87,6 +104,50 @@ std::vector<double> partial_inputs(Backend& backend, const Structure& s, const s
         for (std::size_t i = 0; i < nn; ++i) out[ny + i] -= r.d_main[nn + i];
     }
     return out;
+}
+
+// q_A = f(fixed; A, A_aux) - f(free; A, A_aux) on the Asimov data A(y) = expected(theta0, y), main and aux, with
+// the fits to A held: its direct term d q_A / d(y, n) (n, the observed data, do not enter: 0) and u = d q_A /
+// d theta0. On the fused route: the partial at fixed data of both fits' points in one evaluation, whose d / d data
+// is the cotangent of the expected data's vector-Jacobian product at theta0 (the same reverse pass); else one
+// sweep of the host tape, the reference. *route names the one that ran.
+std::pair<std::vector<double>, std::vector<double>> asimov_direct_term(const Structure& s,
+                                                                       const std::vector<double>& y0,
+                                                                       const infer::HypotestResult& r,
+                                                                       std::size_t n_main, Engine engine,
+                                                                       std::string* route,
+                                                                       const FusedInputGradient& fused) {
+    const std::size_t ny = y0.size(), N = static_cast<std::size_t>(s.n_main), A = static_cast<std::size_t>(s.n_aux);
+    if (engine != Engine::host_tape) {
+        const auto& th0 = r.asimov_pars;
+        const std::vector<double> asimov =
+            joined(expected_main(s, y0.data(), th0.data()), expected_aux(s, y0.data(), th0.data()));
+        const auto at = fused.at_data(joined(r.fixed_poi_fit_to_asimov, r.free_fit_to_asimov), 2, asimov);
+        if (at) {
+            std::vector<double> cot_main(N), cot_aux(A);
+            for (std::size_t b = 0; b < N; ++b) cot_main[b] = at->d_main[b] - at->d_main[N + b];
+            for (std::size_t a = 0; a < A; ++a) cot_aux[a] = at->d_aux[a] - at->d_aux[A + a];
+            const auto vjp = fused.expected_data_vjp(th0, cot_main, cot_aux);
+            if (vjp) {
+                std::vector<double> d(ny + n_main, 0.0);
+                for (std::size_t i = 0; i < ny; ++i) d[i] = at->d_inputs[i] - at->d_inputs[ny + i] + vjp->d_inputs[i];
+                if (route) *route = fused.route();
+                return {std::move(d), vjp->d_pars};
+            }
+        }
+    }
+    TapeScope scope;
+    const auto y = inputs_on_tape(y0);
+    const auto th0 = inputs_on_tape(r.asimov_pars);
+    const auto Am = expected_main(s, y.data(), th0.data());
+    const auto Aaux = expected_aux(s, y.data(), th0.data());
+    const std::vector<Var> fixed(r.fixed_poi_fit_to_asimov.begin(), r.fixed_poi_fit_to_asimov.end());
+    const std::vector<Var> free(r.free_fit_to_asimov.begin(), r.free_fit_to_asimov.end());
+    const Var q = twice_nll(s, y.data(), fixed.data(), Am.data(), Aaux.data()) -
+                  twice_nll(s, y.data(), free.data(), Am.data(), Aaux.data());
+    const auto adj = scope.tape.backward(q.id);
+    if (route) *route = "host tape";
+    return {joined(adjoints_of(y, adj), std::vector<double>(n_main, 0.0)), adjoints_of(th0, adj)};
 }
 
 // One forward-over-reverse sweep of f = twice_nll(theta, y; observed main, model aux) along direction v:
@@ -192,13 +253,15 @@ ProfiledGradient profiled_twice_nll_gradient(const ModelSpec& spec, const Model&
         out.reason = "the fit did not converge: " + r.reason;
         return out;
     }
-    out.d_inputs = partial_inputs(*model.backend(), s, flatten_inputs(spec), r.bestfit, nullptr, main_data);
+    out.d_inputs = partial_inputs(model, s, flatten_inputs(spec), r.bestfit, nullptr, main_data, Engine::automatic,
+                                  &out.route, nullptr);
     out.d_inputs.resize(flatten_inputs(spec).size());
     return out;
 }
 
 HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const Model& model,
-                                   const std::vector<double>& main_data, const infer::HypotestOptions& options) {
+                                   const std::vector<double>& main_data, const infer::HypotestOptions& options,
+                                   Engine engine) {
     if (options.calctype != infer::CalcType::asymptotics || options.calc_base_dist != infer::BaseDist::normal)
         throw InputError("grad", "calctype",
                          "gradients of the hypotest are given for the asymptotic calculator with the normal base "
@@ -232,9 +295,13 @@ HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const
         return g;
     }
 
+    // The fused route's map of the packed likelihood to the inputs, for the three evaluations below.
+    const FusedInputGradient fused(model, s, y0);
+
     // q_obs: the fixed and the free fit to the observed data.
     if (g.q_obs > 0)
-        g.d_q_obs = partial_inputs(*model.backend(), s, y0, r.fixed_poi_fit_to_data, &r.free_fit_to_data, main_data);
+        g.d_q_obs = partial_inputs(model, s, y0, r.fixed_poi_fit_to_data, &r.free_fit_to_data, main_data, engine,
+                                   &g.route_obs, &fused);
     else {
         g.d_q_obs.assign(n_in, 0.0);
         g.notes.push_back("q_obs is clipped at 0: its gradient is that of the flat branch (0)");
@@ -244,20 +311,7 @@ HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const
     g.d_q_asimov.assign(n_in, 0.0);
     if (g.q_asimov > 0) {
         std::vector<double> u;
-        {
-            TapeScope scope;
-            const auto y = inputs_on_tape(y0);
-            const auto th0 = inputs_on_tape(r.asimov_pars);
-            const auto A = expected_main(s, y.data(), th0.data());
-            const auto Aaux = expected_aux(s, y.data(), th0.data());
-            const std::vector<Var> fixed(r.fixed_poi_fit_to_asimov.begin(), r.fixed_poi_fit_to_asimov.end());
-            const std::vector<Var> free(r.free_fit_to_asimov.begin(), r.free_fit_to_asimov.end());
-            const Var q = twice_nll(s, y.data(), fixed.data(), A.data(), Aaux.data()) -
-                          twice_nll(s, y.data(), free.data(), A.data(), Aaux.data());
-            const auto adj = scope.tape.backward(q.id);
-            g.d_q_asimov = joined(adjoints_of(y, adj), std::vector<double>(main_data.size(), 0.0));
-            u = adjoints_of(th0, adj);
-        }
+        std::tie(g.d_q_asimov, u) = asimov_direct_term(s, y0, r, main_data.size(), engine, &g.route_asimov, fused);
         // The free block of the Asimov fit's Hessian.
         std::vector<std::size_t> F;
         for (std::size_t i = 0; i < held.size(); ++i)

@@ -163,6 +163,7 @@ const std::string& Model::poi_name() const { return impl_->poi; }
 std::int64_t Model::poi_index() const { return impl_->poi_index; }
 const ModifierSettings& Model::modifier_settings() const { return impl_->settings; }
 const PackedLikelihood& packed_likelihood(const Model& model) { return model.impl_->packed; }
+FusedLikelihood& fused_likelihood(const Model& model) { return *model.impl_->likelihood; }
 
 std::vector<double> Model::aux_normal_widths() const {
     const auto& packed = impl_->packed;

@@ -1,8 +1,9 @@
 // Gradients with respect to the model's inputs, for differentiable ("neos"-style) analyses: the histograms and
 // modifier data of a ModelSpec as one flat vector y, and d/dy of the likelihood at a point and of the profiled
 // test statistics and asymptotic CLs at the fitted minima (implicit function theorem, docs/differentiable.md).
-// The likelihood's gradient at a point runs on the model's backend (Tier 1 ops, every plugin, in its precision);
-// the host's reverse-mode tape in double is its reference and computes the profiled quantities' implicit terms.
+// The likelihood's gradient at a point runs on the model's backend (its fused likelihood's reverse pass, or Tier 1
+// ops: every plugin, in its precision); the host's reverse-mode tape in double is its reference and computes the
+// profiled quantities' implicit terms.
 //
 // The flat input vector, in the spec's order (channels, their samples and each sample's modifiers as the JSON
 // lists them):
@@ -50,10 +51,14 @@ struct LikelihoodGradient {
     std::vector<double> d_inputs;     // d value / d y
     std::vector<double> d_pars;       // d value / d pars
     std::vector<double> d_main_data;  // d value / d main data
+    // backend: "fused: " and the fused likelihood's implementation where it offers the reverse-mode terms
+    // (FusedLikelihood::input_gradient), else "tier-1 ops"; host_tape: "host tape".
+    std::string route;
 };
 // `model` must be compiled from `spec` (InputError when its parameter count or bins differ).
-// `backend`: the model's backend in its precision, one upload of the structure and one download of each result;
-// `host_tape`: the reference, in double.
+// `backend`: the model's backend in its precision: its fused likelihood's reverse-mode terms mapped to the inputs
+// where it offers them, else the same composed of Tier 1 ops (one upload of the structure and one download of
+// each result); `host_tape`: the reference, in double.
 LikelihoodGradient twice_nll_gradient(const ModelSpec& spec, const Model& model, const std::vector<double>& pars,
                                       const std::vector<double>& main_data, Engine engine = Engine::automatic);
 // pyhf's logpdf: -twice_nll / 2, its gradients likewise.
@@ -73,6 +78,7 @@ struct ProfiledGradient {
     std::vector<double> bestfit;
     std::vector<double> d_inputs;     // empty unless ok
     std::vector<std::string> held;    // parameter names held (fixed, POI when given, at a bound)
+    std::string route;                // of d_inputs, as LikelihoodGradient::route (empty unless ok)
 };
 // twice_nll at the best fit (poi_value empty) or with the POI held at *poi_value, as a function of the inputs:
 // d/dy = partial_y twice_nll at the minimum (the parameters' own term vanishes there or is held).
@@ -98,9 +104,17 @@ struct HypotestGradient {
     std::array<std::vector<double>, 5> d_exp_data;
     std::vector<std::string> held;    // held at the Asimov (mu = 0, or 1 for q0) fit whose Hessian is solved
     infer::HypotestResult result;     // the fits the gradient was taken at
+    // The routes (as LikelihoodGradient::route) that gave q_obs's partial d / d inputs at the fits' points and q_A's
+    // direct term (empty where the statistic is clipped). q_A's falls back to the host tape where the fused
+    // likelihood does not offer the reverse pass of its expected data; the Asimov fit's implicit term is always on
+    // the host.
+    std::string route_obs, route_asimov;
 };
+// `engine`: where the likelihood's input gradients at the fits' points run (q_obs's, q_A's direct term):
+// automatic / backend as twice_nll_gradient, host_tape the reference.
 HypotestGradient hypotest_gradient(double poi_test, const ModelSpec& spec, const Model& model,
-                                   const std::vector<double>& main_data, const infer::HypotestOptions& options = {});
+                                   const std::vector<double>& main_data, const infer::HypotestOptions& options = {},
+                                   Engine engine = Engine::automatic);
 
 // The same for K models that differ only in their inputs (an optimisation loop's batch): inputs [K][n] in the
 // layout above, main_data one [N] for all or [K][N]. `model` (compiled from `spec`) gives the backend's kind and

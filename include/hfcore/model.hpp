@@ -16,6 +16,7 @@
 namespace hf {
 
 struct PackedLikelihood;  // hfcore/plugin/likelihood.hpp
+class FusedLikelihood;   // hfcore/plugin/likelihood.hpp
 
 // One entry of pyhf's par_map: a named parameter set (a scalar, or one parameter per bin).
 struct ParameterSet {
@@ -117,6 +118,7 @@ public:
 
 private:
     friend const PackedLikelihood& packed_likelihood(const Model& model);
+    friend FusedLikelihood& fused_likelihood(const Model& model);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -18,6 +18,7 @@
 
 #include "backend.hpp"
 #include "hfcore/threads.hpp"
+#include "likelihood_input_grad.hpp"
 #include "math.hpp"
 #include "simd.hpp"
 
@@ -162,7 +163,7 @@ struct CpuBound final : BoundData {
 template <class R>
 class CpuFused final : public FusedLikelihood {
 public:
-    CpuFused(CpuBackend& be, const PackedLikelihood& pk) : be_(be) {
+    CpuFused(CpuBackend& be, const PackedLikelihood& pk) : be_(be), input_grad_(pk) {
         // Checked by the core (check_packed_likelihood) before it reaches a plugin.
         P_ = pk.n_pars, N_ = pk.n_main, A_ = pk.n_aux, E_ = pk.n_elements();
         elem_bin_ = pk.elem_bin;
@@ -279,6 +280,72 @@ public:
     }
 
     bool native_jacobian() const override { return true; }
+
+    // The packed arrays' reverse-mode terms (likelihood_input_grad.cpp), the points spread as logpdf's.
+    bool input_gradient(const Tensor& pars, const BoundData& bound_in, PackedGradient* out) override {
+        const i64 K = check_pars(pars, "input_gradient");
+        std::shared_ptr<const BoundData> rebound;
+        const auto* bound = dynamic_cast<const CpuBound*>(&bound_in);
+        if (!bound || bound->owner != this) {
+            rebound = bind(bound_in.data());  // checks the data's shape
+            bound = static_cast<const CpuBound*>(rebound.get());
+        }
+        const i64 width = N_ + A_;
+        const bool per_point = bound->rows != 1;
+        if (per_point && bound->rows != K)
+            bad("input_gradient: data has " + std::to_string(bound->rows) + " rows for " + std::to_string(K) + " points");
+        out->value = be_.empty(float_dtype_of(), Shape{K});
+        std::vector<R> pbuf, dbuf;
+        const R* pp = as_real(pars, pbuf);
+        const R* dp = as_real(bound->data(), dbuf);
+        each_gradient_row(K, out, [&](i64 k, const PackedGradientRow<R>& r, InputGradScratch& s) {
+            input_grad_.point(pp + k * P_, dp + (per_point ? k * width : 0), r, s);
+        });
+        return true;
+    }
+
+    bool expected_data_vjp(const Tensor& pars, const Tensor& cot_main, const Tensor& cot_aux,
+                           PackedGradient* out) override {
+        const i64 K = check_pars(pars, "expected_data_vjp");
+        if (cot_main.shape() != Shape{K, N_} || cot_aux.shape() != Shape{K, A_})
+            bad("expected_data_vjp: the cotangents must be [" + std::to_string(K) + ", " + std::to_string(N_) +
+                "] and [" + std::to_string(K) + ", " + std::to_string(A_) + "]");
+        out->value = Tensor();
+        std::vector<R> pbuf, mbuf, abuf;
+        const R* pp = as_real(pars, pbuf);
+        const R* cm = as_real(cot_main, mbuf);
+        const R* ca = as_real(cot_aux, abuf);
+        each_gradient_row(K, out, [&](i64 k, const PackedGradientRow<R>& r, InputGradScratch& s) {
+            input_grad_.vjp_point(pp + k * P_, cm + k * N_, ca + k * A_, r, s);
+        });
+        return true;
+    }
+
+    // Makes out's tensors but value ([K, the length of each array]) and calls fill(k, the rows of point k, scratch)
+    // for every point, spread as logpdf's.
+    template <class Fill>
+    void each_gradient_row(i64 K, PackedGradient* out, Fill fill) {
+        const PackedLikelihood& pk = input_grad_.packed();
+        const i64 F = static_cast<i64>(pk.factor_par.size()), D = static_cast<i64>(pk.delta_par.size());
+        const i64 G = static_cast<i64>(pk.gauss_par.size()), Q = static_cast<i64>(pk.pois_par.size());
+        auto make = [&](Tensor& t, i64 n) { t = be_.empty(float_dtype_of(), Shape{K, n}); };
+        make(out->pars, P_), make(out->elem_nominal, E_), make(out->factor_lo, F), make(out->factor_hi, F);
+        make(out->factor_coef, 6 * F), make(out->delta_lo, D), make(out->delta_nom, D), make(out->delta_hi, D);
+        make(out->gauss_sigma, G), make(out->pois_tau, Q), make(out->data, N_ + A_);
+        auto row = [K](Tensor& t, i64 k) { return data_of<R>(t) + k * (t.size() / K); };
+        parallel_for(K, [&](i64 k0, i64 k1) {
+            InputGradScratch s;
+            R no_value{};
+            for (i64 k = k0; k < k1; ++k) {
+                R* value = out->value.defined() ? row(out->value, k) : &no_value;
+                const PackedGradientRow<R> r{value,                  row(out->pars, k),      row(out->elem_nominal, k),
+                                             row(out->factor_lo, k), row(out->factor_hi, k), row(out->factor_coef, k),
+                                             row(out->delta_lo, k),  row(out->delta_nom, k), row(out->delta_hi, k),
+                                             row(out->gauss_sigma, k), row(out->pois_tau, k), row(out->data, k)};
+                fill(k, r, s);
+            }
+        });
+    }
 
     Tensor expected_main_jacobian(const Tensor& pars) override {
         const i64 K = check_pars(pars, "expected_main_jacobian");
@@ -794,6 +861,7 @@ private:
     }
 
     CpuBackend& be_;
+    PackedInputGradient input_grad_;  // the packed arrays as they came, for input_gradient
     i64 P_ = 0, N_ = 0, A_ = 0, E_ = 0, max_f_ = 0;
     std::vector<i32> elem_bin_, f_off_, d_off_;
     std::vector<i32> f_src_;   // [F] index into Scratch::tv

@@ -133,6 +133,20 @@ void launch_likelihood_terms(cudaStream_t s, int dt, const LikelihoodView& v, co
 // grad [K, P] = per-parameter sums of contrib [K, n_slots] (compensated per lane, tree across lanes).
 void launch_likelihood_grad(cudaStream_t s, int dt, const LikelihoodView& v, std::int64_t K, const void* contrib,
                             void* grad);
+// FusedLikelihood::input_gradient's terms by the packed arrays, each [K, its length] (hf::PackedGradient); data
+// [K, N + A] must hold zeros where no constraint reads an aux datum.
+struct InputGradOutputs {
+    std::int64_t n_elem = 0, n_factors = 0, n_deltas = 0;
+    void *elem_nominal = nullptr, *factor_lo = nullptr, *factor_hi = nullptr, *factor_coef = nullptr;
+    void *delta_lo = nullptr, *delta_nom = nullptr, *delta_hi = nullptr;
+    void *gauss_sigma = nullptr, *pois_tau = nullptr, *data = nullptr;
+};
+// With cot_main [K, N] non-null, expected_data_vjp's terms instead (data unread; cot_aux [K, A]), and contrib
+// [K, n_slots] filled for launch_likelihood_grad.
+void launch_likelihood_input_grad(cudaStream_t s, int dt, const LikelihoodView& v, const void* pars, std::int64_t K,
+                                  const void* data, std::int64_t data_stride, const InputGradOutputs& out,
+                                  const void* cot_main = nullptr, const void* cot_aux = nullptr,
+                                  void* contrib = nullptr);
 void launch_expected_main(cudaStream_t s, int dt, const LikelihoodView& v, const void* pars, std::int64_t K,
                           void* out);
 void launch_expected_aux(cudaStream_t s, int dt, const LikelihoodView& v, const void* pars, std::int64_t K,

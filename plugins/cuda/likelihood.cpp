@@ -22,6 +22,11 @@ public:
     Tensor expected_main(const Tensor& pars) override;
     Tensor expected_aux(const Tensor& pars) override;
     const char* implementation() const override { return "cuda fused"; }
+    // logpdf with its gradient (value, d/d pars), then one kernel for the packed arrays' terms.
+    bool input_gradient(const Tensor& pars, const BoundData& bound, PackedGradient* out) override;
+    // input_grad_kernel in its cotangent mode, then the gradient slots' sums as logpdf's.
+    bool expected_data_vjp(const Tensor& pars, const Tensor& cot_main, const Tensor& cot_aux,
+                           PackedGradient* out) override;
 
 private:
     // Uploads a table and returns its device address (nullptr when empty).
@@ -33,6 +38,7 @@ private:
     CudaBackend& b_;
     DType dt_;
     LikelihoodView v_;
+    std::int64_t n_elem_ = 0, n_factors_ = 0, n_deltas_ = 0;
     std::vector<Tensor> tables_;  // keeps the uploaded tables alive
 };
 
@@ -88,6 +94,7 @@ CudaFusedLikelihood::CudaFusedLikelihood(CudaBackend& backend, const PackedLikel
     const std::vector<std::int32_t>& aux_par = aux.aux_par;
     const std::vector<double>& aux_scale = aux.aux_scale;
 
+    n_elem_ = pk.n_elements(), n_factors_ = F, n_deltas_ = D;
     v_.n_pars = P;
     v_.n_main = N;
     v_.n_aux = A;
@@ -169,6 +176,60 @@ Tensor CudaFusedLikelihood::logpdf(const Tensor& pars, const BoundData& bound, T
         *grad = g;
     }
     return out;
+}
+
+bool CudaFusedLikelihood::input_gradient(const Tensor& pars, const BoundData& bound, PackedGradient* out) {
+    out->value = logpdf(pars, bound, &out->pars);  // checks pars and data
+    const Tensor& data = bound.data();
+    const std::int64_t K = points(pars, "input_gradient"), W = v_.n_main + v_.n_aux;
+    auto make = [&](std::int64_t n) { return b_.empty(dt_, Shape{K, n}); };
+    out->elem_nominal = make(n_elem_), out->factor_lo = make(n_factors_), out->factor_hi = make(n_factors_);
+    out->factor_coef = make(6 * n_factors_), out->delta_lo = make(n_deltas_), out->delta_nom = make(n_deltas_);
+    out->delta_hi = make(n_deltas_), out->gauss_sigma = make(v_.n_gauss), out->pois_tau = make(v_.n_pois);
+    out->data = b_.full(Shape{K, W}, 0.0, dt_);
+    InputGradOutputs o;
+    o.n_elem = n_elem_, o.n_factors = n_factors_, o.n_deltas = n_deltas_;
+    o.elem_nominal = dev_ptr(out->elem_nominal), o.factor_lo = dev_ptr(out->factor_lo);
+    o.factor_hi = dev_ptr(out->factor_hi), o.factor_coef = dev_ptr(out->factor_coef);
+    o.delta_lo = dev_ptr(out->delta_lo), o.delta_nom = dev_ptr(out->delta_nom), o.delta_hi = dev_ptr(out->delta_hi);
+    o.gauss_sigma = dev_ptr(out->gauss_sigma), o.pois_tau = dev_ptr(out->pois_tau), o.data = dev_ptr(out->data);
+    b_.activate();
+    launch_likelihood_input_grad(b_.stream(), static_cast<int>(dt_), v_, dev_ptr(pars), K, dev_ptr(data),
+                                 data.ndim() == 1 ? 0 : W, o);
+    b_.check_launch("input_gradient");
+    return true;
+}
+
+bool CudaFusedLikelihood::expected_data_vjp(const Tensor& pars, const Tensor& cot_main, const Tensor& cot_aux,
+                                            PackedGradient* out) {
+    const std::int64_t K = points(pars, "expected_data_vjp");
+    b_.check_owner(cot_main, "expected_data_vjp");
+    b_.check_owner(cot_aux, "expected_data_vjp");
+    if (cot_main.shape() != Shape{K, v_.n_main} || cot_aux.shape() != Shape{K, v_.n_aux} || cot_main.dtype() != dt_ ||
+        cot_aux.dtype() != dt_)
+        throw ShapeError("cuda: expected_data_vjp: the cotangents must be " + std::string(dtype_name(dt_)) + " [" +
+                         std::to_string(K) + ", " + std::to_string(v_.n_main) + "] and [" + std::to_string(K) + ", " +
+                         std::to_string(v_.n_aux) + "]");
+    auto make = [&](std::int64_t n) { return b_.empty(dt_, Shape{K, n}); };
+    out->value = Tensor();
+    out->pars = make(v_.n_pars);
+    out->elem_nominal = make(n_elem_), out->factor_lo = make(n_factors_), out->factor_hi = make(n_factors_);
+    out->factor_coef = make(6 * n_factors_), out->delta_lo = make(n_deltas_), out->delta_nom = make(n_deltas_);
+    out->delta_hi = make(n_deltas_), out->gauss_sigma = make(v_.n_gauss), out->pois_tau = make(v_.n_pois);
+    out->data = b_.full(Shape{K, v_.n_main + v_.n_aux}, 0.0, dt_);
+    Tensor contrib = make(v_.n_slots);
+    InputGradOutputs o;
+    o.n_elem = n_elem_, o.n_factors = n_factors_, o.n_deltas = n_deltas_;
+    o.elem_nominal = dev_ptr(out->elem_nominal), o.factor_lo = dev_ptr(out->factor_lo);
+    o.factor_hi = dev_ptr(out->factor_hi), o.factor_coef = dev_ptr(out->factor_coef);
+    o.delta_lo = dev_ptr(out->delta_lo), o.delta_nom = dev_ptr(out->delta_nom), o.delta_hi = dev_ptr(out->delta_hi);
+    o.gauss_sigma = dev_ptr(out->gauss_sigma), o.pois_tau = dev_ptr(out->pois_tau), o.data = dev_ptr(out->data);
+    b_.activate();
+    launch_likelihood_input_grad(b_.stream(), static_cast<int>(dt_), v_, dev_ptr(pars), K, nullptr, 0, o,
+                                 dev_ptr(cot_main), dev_ptr(cot_aux), dev_ptr(contrib));
+    launch_likelihood_grad(b_.stream(), static_cast<int>(dt_), v_, K, dev_ptr(contrib), dev_ptr(out->pars));
+    b_.check_launch("expected_data_vjp");
+    return true;
 }
 
 Tensor CudaFusedLikelihood::expected_main(const Tensor& pars) {

@@ -36,6 +36,8 @@ using lk64::hf_delta;
 using lk64::hf_factor;
 using lk64::hf_normal_logpdf;
 using lk64::hf_poisson_logpdf;
+using lk32::hf_delta_weights;
+using lk64::hf_delta_weights;
 
 template <class T>
 struct Tables {
@@ -146,6 +148,127 @@ __global__ void grad_kernel(const LikelihoodView v, std::int64_t K, const T* con
     }
 }
 
+__device__ inline float log_of(float x) { return logf(x); }
+__device__ inline double log_of(double x) { return ::log(x); }
+
+// d lgamma / dx: recurrence up to x >= 6, then the asymptotic series (error below 1e-15 there).
+template <class T>
+__device__ inline T digamma_of(T x) {
+    T r = T(0);
+    for (; x < T(6); x += T(1)) r -= T(1) / x;
+    const T f = T(1) / (x * x);
+    return r + log_of(x) - T(0.5) / x -
+           f * (T(1.0 / 12) - f * (T(1.0 / 120) - f * (T(1.0 / 252) - f * (T(1.0 / 240) - f * T(1.0 / 132)))));
+}
+
+// d/dn of xlogy(n, lam) - lgamma(n + 1) (0 log 0 is a constant).
+template <class T>
+__device__ inline T d_count(T n, T lam) {
+    return (n == T(0) && lam == T(0) ? T(0) : log_of(lam)) - digamma_of(n + T(1));
+}
+
+// One thread per (point, main bin or constraint), as terms_kernel: a bin writes d/d its count and the terms of its
+// elements (their nominals, deltas and factors: each packed entry belongs to one element, so no two threads write
+// one output); a constraint those of its sigma or tau and its aux datum. Partials as the cpu plugin's
+// (plugins/cpu/likelihood_input_grad.cpp).
+// With cot_main non-null it is expected_data_vjp's: the cotangent in place of the Poisson weight, the expected aux
+// data's terms (par, tau par) in place of the constraints', and every parameter's slot of `contrib` filled (for
+// grad_kernel's sums), as terms_kernel fills it.
+template <class T>
+__global__ void input_grad_kernel(const LikelihoodView v, const T* pars, std::int64_t K, const T* data,
+                                  std::int64_t data_stride, const InputGradOutputs o, const T* cot_main,
+                                  const T* cot_aux, T* contrib) {
+    const Tables<T> t(v);
+    const std::int64_t N = v.n_main, G = v.n_gauss, Q = v.n_pois, J = N + G + Q, W = N + v.n_aux;
+    const std::int64_t E = o.n_elem, F = o.n_factors, D = o.n_deltas;
+    T* g_data = static_cast<T*>(o.data);
+    HF_GRID_STRIDE(idx, K * J) {
+        const std::int64_t k = idx / J, j = idx % J;
+        const T* p = pars + k * v.n_pars;
+        const bool vjp = cot_main != nullptr;
+        T* c = vjp ? contrib + k * v.n_slots : nullptr;
+        if (j < N) {
+            const std::int32_t e0 = v.bin_offsets[j], e1 = v.bin_offsets[j + 1];
+            T w;
+            if (vjp) {
+                w = cot_main[k * N + j];
+            } else {
+                T rate = T(0);
+                for (std::int32_t i = e0; i < e1; ++i) rate += element_value(v, t, v.bin_elems[i], p);
+                const T n = data[k * data_stride + j];
+                w = n == T(0) ? T(-1) : n / rate - T(1);
+                g_data[k * W + j] = d_count(n, rate);
+            }
+            for (std::int32_t i = e0; i < e1; ++i) {
+                const std::int32_t e = v.bin_elems[i];
+                if (vjp) element_grad(v, t, e, p, w, c);
+                T base = t.nominal[e], scratch, prod_nz = T(1);
+                int zeros = 0;
+                for (std::int32_t dd = v.delta_offsets[e]; dd < v.delta_offsets[e + 1]; ++dd)
+                    base += hf_delta(v.delta_kind[dd], p[v.delta_par[dd]], t.d_lo[dd], t.d_nom[dd], t.d_hi[dd], &scratch);
+                for (std::int32_t f = v.factor_offsets[e]; f < v.factor_offsets[e + 1]; ++f) {
+                    const T val = hf_factor(v.factor_kind[f], p[v.factor_par[f]], t.f_lo[f], t.f_hi[f], t.f_coef + 6 * f,
+                                            &scratch);
+                    if (val == T(0)) ++zeros;
+                    else prod_nz *= val;
+                }
+                const T gp = w * (zeros ? T(0) : prod_nz);
+                static_cast<T*>(o.elem_nominal)[k * E + e] = gp;
+                for (std::int32_t dd = v.delta_offsets[e]; dd < v.delta_offsets[e + 1]; ++dd) {
+                    T wt[4];
+                    hf_delta_weights(v.delta_kind[dd], p[v.delta_par[dd]], wt);
+                    const T d_up = T(0.5) * (wt[0] + wt[1]), d_dn = T(0.5) * (wt[0] - wt[1]);
+                    static_cast<T*>(o.delta_hi)[k * D + dd] = gp * d_up;
+                    static_cast<T*>(o.delta_lo)[k * D + dd] = -gp * d_dn;
+                    static_cast<T*>(o.delta_nom)[k * D + dd] = gp * (d_dn - d_up);
+                }
+                for (std::int32_t f = v.factor_offsets[e]; f < v.factor_offsets[e + 1]; ++f) {
+                    const std::int32_t kind = v.factor_kind[f];
+                    const T a = p[v.factor_par[f]];
+                    const T val = hf_factor(kind, a, t.f_lo[f], t.f_hi[f], t.f_coef + 6 * f, &scratch);
+                    const T others = zeros == 0 ? prod_nz / val : (zeros == 1 && val == T(0) ? prod_nz : T(0));
+                    const T gf = w * base * others;
+                    T dlo = T(0), dhi = T(0);
+                    bool poly = false;
+                    if (kind != 0) {  // normsys: code1 (1) or code4 (4), FactorKind
+                        if (kind == 1 ? a >= T(0) : a >= T(1)) dhi = a * val / t.f_hi[f];
+                        else if (kind == 1 || a <= T(-1)) dlo = -a * val / t.f_lo[f];
+                        else poly = true;
+                    }
+                    static_cast<T*>(o.factor_lo)[k * F + f] = gf * dlo;
+                    static_cast<T*>(o.factor_hi)[k * F + f] = gf * dhi;
+                    T ai = a;
+                    for (int c = 0; c < 6; ++c, ai *= a)
+                        static_cast<T*>(o.factor_coef)[(k * F + f) * 6 + c] = poly ? gf * ai : T(0);
+                }
+            }
+        } else if (j < N + G) {
+            const std::int64_t g = j - N;
+            if (vjp) {
+                static_cast<T*>(o.gauss_sigma)[k * G + g] = T(0);
+                c[v.gauss_slot[g]] = cot_aux[k * v.n_aux + v.gauss_aux[g]];
+            } else {
+                const T* d = data + k * data_stride;
+                const T sigma = t.g_sigma[g], r = (d[N + v.gauss_aux[g]] - p[v.gauss_par[g]]) / sigma;
+                static_cast<T*>(o.gauss_sigma)[k * G + g] = (r * r - T(1)) / sigma;
+                g_data[k * W + N + v.gauss_aux[g]] = -r / sigma;
+            }
+        } else {
+            const std::int64_t q = j - N - G;
+            const T par = p[v.pois_par[q]], tau = t.q_tau[q];
+            if (vjp) {
+                const T ca = cot_aux[k * v.n_aux + v.pois_aux[q]];
+                static_cast<T*>(o.pois_tau)[k * Q + q] = ca * par;
+                c[v.pois_slot[q]] = ca * tau;
+            } else {
+                const T aux = data[k * data_stride + N + v.pois_aux[q]];
+                static_cast<T*>(o.pois_tau)[k * Q + q] = aux > T(0) ? aux / tau - par : -par;
+                g_data[k * W + N + v.pois_aux[q]] = d_count(aux, tau * par);
+            }
+        }
+    }
+}
+
 template <class T>
 __global__ void expected_main_kernel(const LikelihoodView v, const T* pars, std::int64_t K, T* out) {
     const Tables<T> t(v);
@@ -196,6 +319,21 @@ void launch_likelihood_grad(cudaStream_t s, int dt, const LikelihoodView& v, std
     else
         grad_kernel<double><<<grid_for(threads), kThreads, 0, s>>>(v, K, static_cast<const double*>(contrib),
                                                                    static_cast<double*>(grad));
+}
+
+void launch_likelihood_input_grad(cudaStream_t s, int dt, const LikelihoodView& v, const void* pars, std::int64_t K,
+                                  const void* data, std::int64_t data_stride, const InputGradOutputs& out,
+                                  const void* cot_main, const void* cot_aux, void* contrib) {
+    const std::int64_t n = K * (v.n_main + v.n_gauss + v.n_pois);
+    if (n == 0) return;
+    if (dt == kF32)
+        input_grad_kernel<float><<<grid_for(n, 128), 128, 0, s>>>(
+            v, static_cast<const float*>(pars), K, static_cast<const float*>(data), data_stride, out,
+            static_cast<const float*>(cot_main), static_cast<const float*>(cot_aux), static_cast<float*>(contrib));
+    else
+        input_grad_kernel<double><<<grid_for(n, 128), 128, 0, s>>>(
+            v, static_cast<const double*>(pars), K, static_cast<const double*>(data), data_stride, out,
+            static_cast<const double*>(cot_main), static_cast<const double*>(cot_aux), static_cast<double*>(contrib));
 }
 
 void launch_expected_main(cudaStream_t s, int dt, const LikelihoodView& v, const void* pars, std::int64_t K,

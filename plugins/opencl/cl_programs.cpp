@@ -182,6 +182,7 @@ std::string real_program(ProgramId id, bool fp64) {
     s += source_text("fused_layout.h");
     s += source_text("random.cl");
     s += source_text("likelihood.cl");
+    s += source_text("input_grad.cl");
     return s;
 }
 

@@ -1,5 +1,6 @@
 #include "likelihood.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -96,6 +97,8 @@ OpenCLFusedLikelihood::OpenCLFusedLikelihood(OpenCLBackend& backend, const Packe
 
     n_main_ = N;
     n_elem_ = E;
+    n_fac_ = static_cast<std::int64_t>(F), n_del_ = static_cast<std::int64_t>(D);
+    n_gauss_ = static_cast<std::int64_t>(G), n_pois_ = static_cast<std::int64_t>(Q);
     n_pars_ = P;
     n_aux_ = A;
     // Three uploads, once per model (counted by the core like any from_host).
@@ -119,23 +122,23 @@ std::int64_t OpenCLFusedLikelihood::points(const Tensor& pars, const char* op) c
     return pars.ndim() == 2 ? pars.dim(0) : 1;
 }
 
+cl_long OpenCLFusedLikelihood::data_stride(const Tensor& data, std::int64_t K, const char* op) const {
+    be_.check_owner(data, op);
+    const std::int64_t width = n_main_ + n_aux_;
+    if (data.dtype() != be_.float_dtype())
+        throw ShapeError(std::string("opencl: ") + op + ": data must be " + dtype_name(be_.float_dtype()));
+    if (data.ndim() == 1 && data.dim(0) == width) return 0;
+    if (data.ndim() == 2 && data.dim(1) == width && (data.dim(0) == K || data.dim(0) == 1))
+        return data.dim(0) == 1 ? 0 : width;
+    throw ShapeError(std::string("opencl: ") + op + ": data must be [" + std::to_string(width) + "] or [" +
+                     std::to_string(K) + ", " + std::to_string(width) + "], got " + shape_str(data.shape()));
+}
+
 Tensor OpenCLFusedLikelihood::logpdf(const Tensor& pars, const BoundData& bound, Tensor* grad) {
     // The kernels take the data-only terms with the rest: the default bind (the tensor alone) is all they need.
     const Tensor& data = bound.data();
     const std::int64_t K = points(pars, "logpdf");
-    be_.check_owner(data, "logpdf");
-    const std::int64_t width = n_main_ + n_aux_;
-    if (data.dtype() != be_.float_dtype())
-        throw ShapeError(std::string("opencl: logpdf: data must be ") + dtype_name(be_.float_dtype()));
-    cl_long stride = 0;
-    if (data.ndim() == 1 && data.dim(0) == width) {
-        stride = 0;
-    } else if (data.ndim() == 2 && data.dim(1) == width && (data.dim(0) == K || data.dim(0) == 1)) {
-        stride = data.dim(0) == 1 ? 0 : width;
-    } else {
-        throw ShapeError("opencl: logpdf: data must be [" + std::to_string(width) + "] or [" + std::to_string(K) + ", " +
-                         std::to_string(width) + "], got " + shape_str(data.shape()));
-    }
+    const cl_long stride = data_stride(data, K, "logpdf");
     const DType rt = be_.float_dtype();
     Tensor out = be_.empty(rt, {K});
     const bool want = grad != nullptr;
@@ -156,6 +159,76 @@ Tensor OpenCLFusedLikelihood::logpdf(const Tensor& pars, const BoundData& bound,
                        LocalMem{local_grad_ * rsize}, LocalMem{local_grad_ * rsize});
     }
     return out;
+}
+
+bool OpenCLFusedLikelihood::input_gradient(const Tensor& pars, const BoundData& bound, PackedGradient* out) {
+    const Tensor& data = bound.data();
+    const std::int64_t K = points(pars, "input_gradient");
+    const cl_long stride = data_stride(data, K, "input_gradient");
+    const DType rt = be_.float_dtype();
+    const std::int64_t W = n_main_ + n_aux_;
+    Tensor w = be_.empty(rt, {std::max<std::int64_t>(K * n_main_, 1)});
+    Tensor base = be_.empty(rt, {std::max<std::int64_t>(K * n_elem_, 1)}), pnz = be_.empty(rt, base.shape());
+    Tensor zc = be_.empty(DType::i32, base.shape());
+    const std::size_t rsize = be_.device().fp64() ? 8 : dtype_size(rt);
+    out->value = be_.empty(rt, {K});
+    out->pars = be_.empty(rt, {K, n_pars_});
+    be_.run_groups(prog_, "hf_logpdf", static_cast<std::size_t>(K), local_logpdf_, static_cast<cl_long>(K), meta_,
+                   itab_, rtab_, pars, data, stride, out->value, static_cast<cl_int>(1), w, base, pnz, zc,
+                   LocalMem{local_logpdf_ * rsize}, LocalMem{local_logpdf_ * rsize});
+    be_.run_groups(prog_, "hf_grad", static_cast<std::size_t>(K * n_pars_), local_grad_, static_cast<cl_long>(K), meta_,
+                   itab_, rtab_, pars, data, stride, w, base, pnz, zc, out->pars, LocalMem{local_grad_ * rsize},
+                   LocalMem{local_grad_ * rsize});
+    // Every output at least one element long: a kernel argument cannot be an empty buffer.
+    auto make = [&](std::int64_t n) { return be_.empty(rt, {K, n}); };
+    auto arg = [](const Tensor& t, const Tensor& stand_in) -> const Tensor& { return t.size() > 0 ? t : stand_in; };
+    const Tensor one = be_.empty(rt, {1});
+    out->elem_nominal = make(n_elem_), out->factor_lo = make(n_fac_), out->factor_hi = make(n_fac_);
+    out->factor_coef = make(6 * n_fac_), out->delta_lo = make(n_del_), out->delta_nom = make(n_del_);
+    out->delta_hi = make(n_del_), out->gauss_sigma = make(n_gauss_), out->pois_tau = make(n_pois_);
+    out->data = be_.full({K, W}, 0.0, rt);
+    be_.run(prog_, "hf_input_grad_elements", static_cast<std::size_t>(K * n_elem_), static_cast<cl_long>(K), meta_,
+            itab_, rtab_, pars, w, base, pnz, zc, arg(out->elem_nominal, one), arg(out->factor_lo, one),
+            arg(out->factor_hi, one), arg(out->factor_coef, one), arg(out->delta_lo, one), arg(out->delta_nom, one),
+            arg(out->delta_hi, one));
+    be_.run(prog_, "hf_input_grad_data", static_cast<std::size_t>(K * (n_main_ + n_gauss_ + n_pois_)),
+            static_cast<cl_long>(K), meta_, itab_, rtab_, pars, data, stride, base, pnz, zc,
+            arg(out->gauss_sigma, one), arg(out->pois_tau, one), arg(out->data, one));
+    return true;
+}
+
+bool OpenCLFusedLikelihood::expected_data_vjp(const Tensor& pars, const Tensor& cot_main, const Tensor& cot_aux,
+                                              PackedGradient* out) {
+    const std::int64_t K = points(pars, "expected_data_vjp");
+    if (cot_main.shape() != Shape{K, n_main_} || cot_aux.shape() != Shape{K, n_aux_})
+        throw ShapeError("opencl: expected_data_vjp: the cotangents must be [" + std::to_string(K) + ", " +
+                         std::to_string(n_main_) + "] and [" + std::to_string(K) + ", " + std::to_string(n_aux_) +
+                         "], got " + shape_str(cot_main.shape()) + " and " + shape_str(cot_aux.shape()));
+    const DType rt = be_.float_dtype();
+    auto make = [&](std::int64_t n) { return be_.empty(rt, {K, n}); };
+    auto arg = [](const Tensor& t, const Tensor& stand_in) -> const Tensor& { return t.size() > 0 ? t : stand_in; };
+    const Tensor one = be_.empty(rt, {1});
+    const Tensor cm = arg(be_.cast(cot_main, rt), one), ca = arg(be_.cast(cot_aux, rt), one);
+    Tensor base = be_.empty(rt, {std::max<std::int64_t>(K * n_elem_, 1)}), pnz = be_.empty(rt, base.shape());
+    Tensor zc = be_.empty(DType::i32, base.shape());
+    out->value = Tensor();
+    out->pars = make(n_pars_);
+    out->elem_nominal = make(n_elem_), out->factor_lo = make(n_fac_), out->factor_hi = make(n_fac_);
+    out->factor_coef = make(6 * n_fac_), out->delta_lo = make(n_del_), out->delta_nom = make(n_del_);
+    out->delta_hi = make(n_del_), out->pois_tau = make(n_pois_);
+    out->gauss_sigma = n_gauss_ > 0 ? be_.full({K, n_gauss_}, 0.0, rt) : make(0);
+    out->data = be_.full({K, n_main_ + n_aux_}, 0.0, rt);
+    be_.run(prog_, "hf_vjp_elements", static_cast<std::size_t>(K * n_elem_), static_cast<cl_long>(K), meta_, itab_,
+            rtab_, pars, base, pnz, zc);
+    be_.run(prog_, "hf_input_grad_elements", static_cast<std::size_t>(K * n_elem_), static_cast<cl_long>(K), meta_,
+            itab_, rtab_, pars, cm, base, pnz, zc, arg(out->elem_nominal, one), arg(out->factor_lo, one),
+            arg(out->factor_hi, one), arg(out->factor_coef, one), arg(out->delta_lo, one), arg(out->delta_nom, one),
+            arg(out->delta_hi, one));
+    be_.run(prog_, "hf_vjp_pars", static_cast<std::size_t>(K * n_pars_), static_cast<cl_long>(K), meta_, itab_, rtab_,
+            pars, cm, ca, base, pnz, zc, arg(out->pars, one));
+    be_.run(prog_, "hf_vjp_tau", static_cast<std::size_t>(K * n_pois_), static_cast<cl_long>(K), meta_, itab_, rtab_,
+            pars, ca, arg(out->pois_tau, one));
+    return true;
 }
 
 Tensor OpenCLFusedLikelihood::expected_main(const Tensor& pars) {

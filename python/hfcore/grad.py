@@ -9,7 +9,9 @@ Every function takes a new value of the inputs, compiles the model with them and
 numpy arrays. The data are the main (observed) bins; the aux data are the model's own, which depend on the inputs
 (pyhf's ``data = observations + model.config.auxdata``). Profiled quantities are differentiated implicitly at the
 fitted minima (docs/differentiable.md); where no gradient is defined the result's ``status`` says why and it has
-no gradient. Computed on the host in double precision, whatever the model's backend.
+no gradient. The likelihood's input gradients run on the model's backend in its precision (its fused likelihood's
+reverse pass where it offers one, else Tier 1 ops), with ``engine="host_tape"`` on the host in double (the
+reference); each result names the route that ran (``route``, ``route_obs``, ``route_asimov``).
 
 Optional autodiff adapters: :func:`jax_expected_cls` (a JAX function with a custom VJP) and
 :class:`TorchExpectedCLs` (a ``torch.autograd.Function``), imported only when used.
@@ -26,6 +28,7 @@ from .exceptions import HFCoreError
 
 __all__ = [
     "GradientUndefined",
+    "LikelihoodGradient",
     "HypotestGradient",
     "input_layout",
     "inputs",
@@ -62,25 +65,43 @@ def inputs(model):
     return _core._grad_inputs(model)
 
 
-def twice_nll(model, inputs, pars, data):
+class LikelihoodGradient(tuple):
+    """``(value, d_inputs, d_pars, d_data)``, which also name themselves, with ``engine`` ("backend" or
+    "host_tape") and ``route``, the code that computed them: ``"fused: "`` and the fused likelihood's
+    implementation (e.g. ``"fused: cpu fused (64b, ...)"``), ``"tier-1 ops"`` or ``"host tape"``."""
+
+    def __new__(cls, value, d_inputs, d_pars, d_data, engine, route):
+        self = super().__new__(cls, (value, d_inputs, d_pars, d_data))
+        self.engine = engine
+        self.route = route
+        return self
+
+    value = property(lambda self: self[0])
+    d_inputs = property(lambda self: self[1])
+    d_pars = property(lambda self: self[2])
+    d_data = property(lambda self: self[3])
+
+
+def twice_nll(model, inputs, pars, data, engine="automatic"):
     """``-2 logpdf(pars, data)`` with the model's inputs set to ``inputs``, and its gradients.
 
-    Returns ``(value, d_inputs, d_pars, d_data)``.
+    Returns a :class:`LikelihoodGradient`, the tuple ``(value, d_inputs, d_pars, d_data)``. ``engine``:
+    "automatic" or "backend" (the model's backend), "host_tape" (the host in double, the reference).
     """
-    return _core._grad_twice_nll(model, inputs, pars, _main(model, data))
+    return LikelihoodGradient(*_core._grad_twice_nll(model, inputs, pars, _main(model, data), engine))
 
 
-def logpdf(model, inputs, pars, data):
-    """pyhf's ``model.logpdf`` and its gradients (``-twice_nll / 2``): ``(value, d_inputs, d_pars, d_data)``."""
-    value, d_inputs, d_pars, d_data = twice_nll(model, inputs, pars, data)
-    return -0.5 * value, -0.5 * d_inputs, -0.5 * d_pars, -0.5 * d_data
+def logpdf(model, inputs, pars, data, engine="automatic"):
+    """pyhf's ``model.logpdf`` and its gradients (``-twice_nll / 2``): a :class:`LikelihoodGradient`."""
+    g = twice_nll(model, inputs, pars, data, engine)
+    return LikelihoodGradient(-0.5 * g.value, -0.5 * g.d_inputs, -0.5 * g.d_pars, -0.5 * g.d_data, g.engine, g.route)
 
 
 def profiled_twice_nll(model, inputs, data, poi_value=None, init_pars=None, par_bounds=None, fixed_params=None):
     """twice_nll at the best fit (``poi_value=None``) or with the POI held at ``poi_value``, and its gradient.
 
-    Returns a dict: status, reason, held (parameters held: fixed, the POI, at a bound), twice_nll, bestfit and,
-    when status is "ok", d_inputs.
+    Returns a dict: status, reason, held (parameters held: fixed, the POI, at a bound), twice_nll, bestfit, route
+    (of d_inputs, as :class:`LikelihoodGradient`'s; empty unless ok) and, when status is "ok", d_inputs.
     """
     return _core._grad_profiled_twice_nll(
         model, inputs, _main(model, data), poi_value, init_pars, par_bounds, fixed_params
@@ -93,7 +114,9 @@ class HypotestGradient:
 
     ``obs`` is CLs_obs (p0 for q0), ``exp`` the expected band (-2 ... +2 sigma in pyhf's order); the ``d_*``
     arrays are None unless ``status == "ok"``; ``d_exp`` is [5, n_inputs]. The ``d_*_data`` arrays are the
-    gradients with respect to the main data, for data that depend on what is optimised.
+    gradients with respect to the main data, for data that depend on what is optimised. ``route_obs`` and
+    ``route_asimov`` name the code (as :class:`LikelihoodGradient`'s ``route``) that gave q_obs's input gradient
+    at the fits' points and q_A's direct term (the Asimov data's; empty where the statistic is clipped).
     """
 
     status: str
@@ -113,16 +136,23 @@ class HypotestGradient:
     d_q_asimov_data: np.ndarray | None = None
     d_obs_data: np.ndarray | None = None
     d_exp_data: np.ndarray | None = None
+    route_obs: str = ""
+    route_asimov: str = ""
 
     @property
     def ok(self):
         return self.status == "ok"
 
 
-def hypotest(poi_test, model, inputs, data, test_stat="qtilde", init_pars=None, par_bounds=None, fixed_params=None):
-    """pyhf.infer.hypotest (calctype asymptotics) at ``poi_test`` with gradients: a :class:`HypotestGradient`."""
+def hypotest(
+    poi_test, model, inputs, data, test_stat="qtilde", init_pars=None, par_bounds=None, fixed_params=None,
+    engine="automatic",
+):
+    """pyhf.infer.hypotest (calctype asymptotics) at ``poi_test`` with gradients: a :class:`HypotestGradient`.
+
+    ``engine`` as :func:`twice_nll`'s, for the likelihood's input gradients at the fits' points."""
     r = _core._grad_hypotest(
-        float(poi_test), model, inputs, _main(model, data), test_stat, init_pars, par_bounds, fixed_params
+        float(poi_test), model, inputs, _main(model, data), test_stat, init_pars, par_bounds, fixed_params, engine
     )
     r["exp"] = np.asarray(r["exp"])
     return HypotestGradient(**r)

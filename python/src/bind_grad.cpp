@@ -24,6 +24,12 @@ hf::ModelSpec spec_with(PyModel& self, nb::handle inputs) {
     return guarded(Kind::HFCoreError, [&] { return gr::with_inputs(self.spec(), y); });
 }
 
+gr::Engine engine_named(const std::string& name) {
+    for (gr::Engine e : {gr::Engine::automatic, gr::Engine::backend, gr::Engine::host_tape})
+        if (name == gr::engine_name(e)) return e;
+    raise(Kind::HFCoreError, "engine must be 'automatic', 'backend' or 'host_tape', got '" + name + "'");
+}
+
 std::vector<double> main_data(const hf::Model& m, nb::handle data) {
     return read_vector(data, {"data", Kind::InvalidPdfData, m.n_main(), false});
 }
@@ -38,6 +44,8 @@ nb::dict hypotest_dict(const gr::HypotestGradient& g, std::int64_t n_inputs) {
     d["q_asimov"] = g.q_asimov;
     d["obs"] = g.obs;
     d["exp"] = std::vector<double>(g.exp.begin(), g.exp.end());
+    d["route_obs"] = g.route_obs;
+    d["route_asimov"] = g.route_asimov;
     if (g.status == gr::Status::ok) {
         d["d_q_obs"] = to_numpy(g.d_q_obs);
         d["d_q_asimov"] = to_numpy(g.d_q_asimov);
@@ -67,18 +75,20 @@ void bind_grad(nb::module_& m) {
     m.def("_grad_inputs", [](PyModel& self) { return to_numpy(gr::flatten_inputs(self.spec())); });
     m.def(
         "_grad_twice_nll",
-        [](PyModel& self, nb::handle inputs, nb::handle pars, nb::handle data) {
+        [](PyModel& self, nb::handle inputs, nb::handle pars, nb::handle data, const std::string& engine) {
+            const gr::Engine e = engine_named(engine);
             const hf::ModelSpec spec = spec_with(self, inputs);
             const auto model = self.current();
             const auto p = read_vector(pars, {"pars", Kind::InvalidPdfParameters, model->n_pars(), false});
             const auto n = main_data(*model, data);
             const auto g = self.run(Kind::HFCoreError, [&](const hf::Model& mm) {
                 const hf::Model changed(spec, mm.backend());
-                return gr::twice_nll_gradient(spec, changed, p, n);
+                return gr::twice_nll_gradient(spec, changed, p, n, e);
             });
-            return nb::make_tuple(g.value, to_numpy(g.d_inputs), to_numpy(g.d_pars), to_numpy(g.d_main_data));
+            return nb::make_tuple(g.value, to_numpy(g.d_inputs), to_numpy(g.d_pars), to_numpy(g.d_main_data),
+                                  gr::engine_name(g.engine), g.route);
         },
-        "model"_a, "inputs"_a, "pars"_a, "data"_a);
+        "model"_a, "inputs"_a, "pars"_a, "data"_a, "engine"_a = "automatic");
     m.def(
         "_grad_profiled_twice_nll",
         [](PyModel& self, nb::handle inputs, nb::handle data, nb::handle poi_value, nb::handle init,
@@ -99,6 +109,7 @@ void bind_grad(nb::module_& m) {
             d["held"] = g.held;
             d["twice_nll"] = g.twice_nll;
             d["bestfit"] = to_numpy(g.bestfit);
+            d["route"] = g.route;
             if (g.status == gr::Status::ok) d["d_inputs"] = to_numpy(g.d_inputs);
             return d;
         },
@@ -107,7 +118,8 @@ void bind_grad(nb::module_& m) {
     m.def(
         "_grad_hypotest",
         [](double poi, PyModel& self, nb::handle inputs, nb::handle data, const std::string& test_stat,
-           nb::handle init, nb::handle bounds, nb::handle fixed) {
+           nb::handle init, nb::handle bounds, nb::handle fixed, const std::string& engine) {
+            const gr::Engine e = engine_named(engine);
             const hf::ModelSpec spec = spec_with(self, inputs);
             const auto model = self.current();
             const auto n = main_data(*model, data);
@@ -116,12 +128,12 @@ void bind_grad(nb::module_& m) {
             o.test_stat = guarded(Kind::HFCoreError, [&] { return hf::infer::parse_test_stat(test_stat); });
             const auto g = self.run(Kind::InvalidFitInput, [&](const hf::Model& mm) {
                 const hf::Model changed(spec, mm.backend());
-                return gr::hypotest_gradient(poi, spec, changed, n, o);
+                return gr::hypotest_gradient(poi, spec, changed, n, o, e);
             });
             return hypotest_dict(g, static_cast<std::int64_t>(gr::flatten_inputs(spec).size()));
         },
         "poi_test"_a, "model"_a, "inputs"_a, "data"_a, "test_stat"_a = "qtilde", "init_pars"_a.none() = nb::none(),
-        "par_bounds"_a.none() = nb::none(), "fixed_params"_a.none() = nb::none());
+        "par_bounds"_a.none() = nb::none(), "fixed_params"_a.none() = nb::none(), "engine"_a = "automatic");
     m.def(
         "_grad_hypotest_batch",
         [](double poi, PyModel& self, nb::handle inputs, nb::handle data, const std::string& test_stat, int threads) {

@@ -2,6 +2,9 @@
 // differences of hfcore's own likelihood with the spec's inputs perturbed and the model compiled again.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -82,6 +85,24 @@ inline std::vector<std::size_t> spread_indices(std::size_t size, std::size_t n) 
     const std::size_t stride = size <= n ? 1 : size / n;
     for (std::size_t i = 0; i < size; i += stride) out.push_back(i);
     return out;
+}
+
+// Largest difference relative to the largest component of the reference (an exact zero has no relative error).
+inline double norm_rel(const std::vector<double>& got, const std::vector<double>& ref) {
+    EXPECT_EQ(got.size(), ref.size());
+    double scale = 0, worst = 0;
+    for (double v : ref) scale = std::max(scale, std::abs(v));
+    for (std::size_t i = 0; i < std::min(got.size(), ref.size()); ++i) worst = std::max(worst, std::abs(got[i] - ref[i]));
+    return scale > 0 ? worst / scale : worst;
+}
+
+// Largest difference relative to each component, for components above 1e-6 of the largest.
+inline double component_rel(const std::vector<double>& got, const std::vector<double>& ref) {
+    double scale = 0, worst = 0;
+    for (double v : ref) scale = std::max(scale, std::abs(v));
+    for (std::size_t i = 0; i < std::min(got.size(), ref.size()); ++i)
+        if (std::abs(ref[i]) > 1e-6 * scale) worst = std::max(worst, std::abs(got[i] - ref[i]) / std::abs(ref[i]));
+    return worst;
 }
 
 }  // namespace hf::test

@@ -1,6 +1,7 @@
-// The likelihood's input gradient on the backend (Tier 1 ops, core/grad/backend_input_grad.cpp) against the host
-// tape (the reference, double): every plugin that runs here, 64b and 32b, on the example workspace, the
-// validation cases (every interpolation code) and a sbottom model.
+// The likelihood's input gradient on the backend through Tier 1 ops (core/grad/backend_input_grad.cpp) against the
+// host tape (the reference, double): every plugin that runs here, 64b and 32b, on the example workspace, the
+// validation cases (every interpolation code) and a sbottom model. The models are compiled without the plugins'
+// fused likelihoods, so that the Tier 1 route runs on every plugin (test_fused_input_grad.cpp: the fused route).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,22 +13,10 @@
 namespace hf::test {
 namespace {
 
-// Largest difference relative to the largest component of the reference (an exact zero has no relative error).
-double norm_rel(const std::vector<double>& got, const std::vector<double>& ref) {
-    EXPECT_EQ(got.size(), ref.size());
-    double scale = 0, worst = 0;
-    for (double v : ref) scale = std::max(scale, std::abs(v));
-    for (std::size_t i = 0; i < std::min(got.size(), ref.size()); ++i) worst = std::max(worst, std::abs(got[i] - ref[i]));
-    return scale > 0 ? worst / scale : worst;
-}
-
-// Largest difference relative to each component, for components above 1e-6 of the largest.
-double component_rel(const std::vector<double>& got, const std::vector<double>& ref) {
-    double scale = 0, worst = 0;
-    for (double v : ref) scale = std::max(scale, std::abs(v));
-    for (std::size_t i = 0; i < std::min(got.size(), ref.size()); ++i)
-        if (std::abs(ref[i]) > 1e-6 * scale) worst = std::max(worst, std::abs(got[i] - ref[i]) / std::abs(ref[i]));
-    return worst;
+ModelOptions tier1_only() {
+    ModelOptions o;
+    o.prefer_fused = false;
+    return o;
 }
 
 struct Config {
@@ -48,12 +37,13 @@ protected:
         if (!normsys.empty()) c.spec.settings.set("normsys", parse_interpcode(normsys));
         LoadOptions lo;
         lo.precision = GetParam().precision;
-        const Model model(c.spec, load_backend(GetParam().plugin, lo));
+        const Model model(c.spec, load_backend(GetParam().plugin, lo), tier1_only());
         const auto pars = off_kink_point(model);
         const auto tape = grad::twice_nll_gradient(c.spec, model, pars, c.main_data, grad::Engine::host_tape);
         const auto dev = grad::twice_nll_gradient(c.spec, model, pars, c.main_data, grad::Engine::backend);
         EXPECT_EQ(tape.engine, grad::Engine::host_tape);
         EXPECT_EQ(dev.engine, grad::Engine::backend);
+        EXPECT_EQ(dev.route, "tier-1 ops");
         const double tol = GetParam().precision == Precision::f64 ? 1e-12 : 1e-4;
         const double v = std::abs(dev.value - tape.value) / std::abs(tape.value);
         const double di = norm_rel(dev.d_inputs, tape.d_inputs);
@@ -102,7 +92,7 @@ TEST_P(BackendInputGrad, DownloadsOnlyTheResults) {
     const GradCase c = load_grad_case("example");
     LoadOptions lo;
     lo.precision = GetParam().precision;
-    const Model model(c.spec, load_backend(GetParam().plugin, lo));
+    const Model model(c.spec, load_backend(GetParam().plugin, lo), tier1_only());
     model.backend()->reset_transfers();
     (void)grad::twice_nll_gradient(c.spec, model, off_kink_point(model), c.main_data, grad::Engine::backend);
     EXPECT_EQ(model.backend()->transfers().downloads, 4u);

@@ -16,7 +16,11 @@
 // Bump on any change to the binary layout of Backend, PluginBackend, Tensor, FusedLikelihood, PackedLikelihood
 // or PluginInterface. Moving the kernels from Backend into PluginBackend kept version 1: the data members and
 // the order of the virtual functions (hence the vtable) are what they were. Version 2: FusedLikelihood binds its
-// data (bind, BoundData; logpdf takes the bound data), a new vtable.
+// data (bind, BoundData; logpdf takes the bound data), a new vtable. Within the unreleased 0.2 the entries
+// added since (bind_rows, native_jacobian, input_gradient with PackedGradient, expected_data_vjp; the last two
+// appended at the end of FusedLikelihood in that order) keep version 2; once 0.2 is released, even a virtual
+// appended at the end needs a new version: core would call the new slot of an older plugin's vtable, which has
+// none.
 #define HFCORE_PLUGIN_ABI_VERSION 2u
 
 namespace hf {

@@ -76,6 +76,23 @@ private:
     Tensor data_;
 };
 
+// d logpdf / d (the PackedLikelihood's own numbers) at K points: FusedLikelihood::input_gradient. Each tensor is
+// [K, size of that array], in the backend's precision. Partial derivatives of the arrays as independent numbers:
+// a code4 factor's factor_lo/factor_hi entries carry its exponential branches only (|alpha| >= 1), its polynomial
+// reaches factor_coef; a linear factor's lo/hi/coef entries are 0. The caller maps them to whatever the arrays
+// were computed from (core/grad/fused_input_grad.cpp: the spec's inputs).
+struct PackedGradient {
+    Tensor value;                          // [K] logpdf
+    Tensor pars;                           // [K, P]
+    Tensor elem_nominal;                   // [K, E]
+    Tensor factor_lo, factor_hi;           // [K, F]
+    Tensor factor_coef;                    // [K, F * 6]
+    Tensor delta_lo, delta_nom, delta_hi;  // [K, D]
+    Tensor gauss_sigma;                    // [K, G]
+    Tensor pois_tau;                       // [K, Q]
+    Tensor data;                           // [K, N + A] (main data, then aux data)
+};
+
 // Evaluates a PackedLikelihood on one backend. Implemented by plugins (Tier 2) and by core (Tier 1 fallback).
 class FusedLikelihood {
 public:
@@ -117,6 +134,28 @@ public:
     virtual bool native_jacobian() const { return false; }
 
     virtual const char* implementation() const = 0;  // e.g. "cpu fused", "tier-1 fallback"
+
+    // Optional (Tier 2): the reverse-mode terms of logpdf by the packed likelihood's own arrays (PackedGradient)
+    // at pars [K, P] with data bound as for logpdf. Fills *out and returns true where the likelihood offers them;
+    // the default returns false and leaves *out alone, and core then composes the same from Tier 1 ops
+    // (core/grad/backend_input_grad.cpp). Appended last, so that the vtable of the entries above is unchanged.
+    virtual bool input_gradient(const Tensor& pars, const BoundData& data, PackedGradient* out) {
+        (void)pars, (void)data, (void)out;
+        return false;
+    }
+
+    // Optional (Tier 2): the vector-Jacobian product of the expected data at pars [K, P] with the cotangents
+    // cot_main [K, N] and cot_aux [K, A]: d (cot_main . rate + cot_aux . expected aux) / d (the packed arrays and
+    // the parameters), in *out as input_gradient fills it: the reverse pass of input_gradient with the cotangent in
+    // place of the Poisson weight w_b = n_b / rate_b - 1, and the expected aux data (gauss: par, Poisson:
+    // tau par) in place of the constraints' terms. out->value is left empty; gauss_sigma and data are 0 (the
+    // expected data depend on neither). For core's gradients through the Asimov data (core/grad); the default
+    // returns false and core takes another route. Appended last, as input_gradient.
+    virtual bool expected_data_vjp(const Tensor& pars, const Tensor& cot_main, const Tensor& cot_aux,
+                                   PackedGradient* out) {
+        (void)pars, (void)cot_main, (void)cot_aux, (void)out;
+        return false;
+    }
 };
 
 // Throws ShapeError naming the first inconsistent array (sizes, CSR offsets, indices out of range, unknown
@@ -129,5 +168,8 @@ std::unique_ptr<FusedLikelihood> compile_likelihood(Backend& backend, const Pack
 
 // What a Model compiled its workspace into (for plugin tests: the same likelihood on another backend).
 const PackedLikelihood& packed_likelihood(const Model& model);
+// The FusedLikelihood that evaluates `model` (the backend's Tier 2, or core's fallback): for core's gradient
+// routes, which ask it for input_gradient.
+FusedLikelihood& fused_likelihood(const Model& model);
 
 }  // namespace hf
