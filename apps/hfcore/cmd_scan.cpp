@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "command.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "common_options.hpp"
 #include "option_checks.hpp"
 #include "progress_bar.hpp"

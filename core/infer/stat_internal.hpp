@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "hfcore/infer.hpp"
+#include "hfcore/infer_advanced.hpp"
 
 namespace hf::infer::detail {
 

@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "hfcore/backend.hpp"
-#include "hfcore/infer.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "infer/minimize/basin_search.hpp"
 #include "infer/stat_internal.hpp"
 #include "infer/minimize/batch_fit.hpp"

@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "hfcore/infer.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "infer/stat_internal.hpp"
 #include "hfcore/observed_data.hpp"
 

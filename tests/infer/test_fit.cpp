@@ -1,6 +1,7 @@
 // Maximum-likelihood fits: pyhf's input checks, convergence and minima on the validation cases, uncertainties.
 #include <cmath>
 
+#include "hfcore/infer_advanced.hpp"
 #include "infer_support.hpp"
 
 namespace hf::test {

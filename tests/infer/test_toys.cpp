@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "hfcore/plugin/likelihood.hpp"
 #include "infer_support.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "hfcore/infer.hpp"
+#include "hfcore/infer_advanced.hpp"
 
 namespace hf::infer::detail {
 
