@@ -169,11 +169,9 @@ double AsymptoticCalculator::State::teststatistic(double poi_test) {
     r.twice_nll_free = free.twice_nll;
     r.converged = free.converged && fixed.converged && cache.asimov_fit.converged && cache.free_asimov.converged &&
                   fixed_asimov.converged;
-    r.basin_candidates = 0;
-    r.other_basin = false;
+    r.minimizer = {};
     const FitResult* fits[] = {&free, &fixed, &cache.asimov_fit, &cache.free_asimov, &fixed_asimov};
-    for (const FitResult* f : fits)
-        detail::add_basin_search(r, *f);
+    for (const FitResult* f : fits) r.minimizer.add(f->minimizer);
     r.warnings = detail::test_stat_warnings(stat, poi_test, config_.bounds[poi].first);
 
     double teststat;

@@ -71,8 +71,8 @@ FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConf
     int basin_skipped = 0;
     if (options.basin_search && options.polish && p.nfree() > 0) {
         const auto search = detail::search_basins(model, p, y, f, newton, tol, options.other_starts);
-        r.basin_candidates = search.candidates;
-        r.other_basin = search.moved;
+        r.minimizer.basin_candidates = search.candidates;
+        r.minimizer.other_basin = search.moved;
         basin_skipped = search.skipped;
         if (search.moved) r.algorithm += "+basin";
     }
@@ -81,33 +81,41 @@ FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConf
     f = p.nll(y, &g);
     if (!std::isfinite(f)) throw Error("fit ended at a point where the likelihood is not finite (" + status + ")");
     r.twice_nll = 2.0 * f;
-    r.edm = newton.edm;
+    r.minimizer.edm = newton.edm;
     std::vector<double> pg;
     detail::project_gradient(y, g, p.lo, p.hi, pg);
-    r.max_projected_gradient = 0.0;
-    for (double v : pg) r.max_projected_gradient = std::max(r.max_projected_gradient, std::fabs(v));
+    r.minimizer.max_projected_gradient = 0.0;
+    for (double v : pg) r.minimizer.max_projected_gradient = std::max(r.minimizer.max_projected_gradient, std::fabs(v));
     r.converged = newton.converged;
     {
         std::ostringstream os;
         os.precision(3);
         if (r.converged)
-            os << "converged: edm " << r.edm << " < " << tol;
+            os << "converged: edm " << r.minimizer.edm << " < " << tol;
         else
-            os << "not converged: edm " << r.edm << " >= " << tol << ", max projected gradient "
-               << r.max_projected_gradient << " (" << status << ")";
-        if (r.basin_candidates > 0)
-            os << "; lowest of " << r.basin_candidates + 1 << " starts"
-               << (r.other_basin ? " (in another basin than the first descent's)" : "");
+            os << "not converged: edm " << r.minimizer.edm << " >= " << tol << ", max projected gradient "
+               << r.minimizer.max_projected_gradient << " (" << status << ")";
+        if (r.minimizer.basin_candidates > 0)
+            os << "; lowest of " << r.minimizer.basin_candidates + 1 << " starts"
+               << (r.minimizer.other_basin ? " (in another basin than the first descent's)" : "");
         if (basin_skipped > 0) os << "; " << basin_skipped << " starts left out at the basin search's budget";
         r.reason = os.str();
     }
 
     if (options.uncertainties) detail::add_uncertainties(p, y, r);
-    r.n_eval = p.n_eval;
+    r.minimizer.n_eval = p.n_eval;
     return r;
 }
 
 }  // namespace
+
+void MinimizerReport::add(const MinimizerReport& fit) {
+    n_eval += fit.n_eval;
+    edm = std::max(edm, fit.edm);
+    max_projected_gradient = std::max(max_projected_gradient, fit.max_projected_gradient);
+    basin_candidates += fit.basin_candidates;
+    other_basin = other_basin || fit.other_basin;
+}
 
 namespace detail {
 

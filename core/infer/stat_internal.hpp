@@ -15,13 +15,6 @@ std::vector<std::string> test_stat_warnings(TestStat stat, double mu, double poi
 // The statistic from the two fits (mu already forced to 0 for q0).
 double combine_test_stat(TestStat stat, double mu, double twice_nll_fixed, double twice_nll_free, double muhat);
 
-// Adds a fit's basin search to a result's totals (HypotestResult, UpperLimitResult).
-template <class Result>
-void add_basin_search(Result& r, const FitResult& fit) {
-    r.basin_candidates += fit.basin_candidates;
-    r.other_basin = r.other_basin || fit.other_basin;
-}
-
 // The fits of one data set in a hypotest share their minima (test_statistics.cpp):
 // - `options` with the minima of `others` added as starts when the model can be multimodal in `config` (every
 //   other fit's basin is a candidate for this one);

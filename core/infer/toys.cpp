@@ -265,8 +265,8 @@ HypotestResult toy_hypotest(double poi_test, const Model& model, const std::vect
     r.fixed_poi_fit_to_data = obs.fixed_fit.bestfit;
     r.twice_nll_free = obs.free_fit.twice_nll;
     r.converged = obs.free_fit.converged && obs.fixed_fit.converged && signal_fit.converged && bkg_fit.converged;
-    for (const FitResult* f : {&obs.free_fit, &obs.fixed_fit, &bkg_fit}) detail::add_basin_search(r, *f);
-    if (q0) detail::add_basin_search(r, signal_fit);
+    for (const FitResult* f : {&obs.free_fit, &obs.fixed_fit, &bkg_fit}) r.minimizer.add(f->minimizer);
+    if (q0) r.minimizer.add(signal_fit.minimizer);
 
     BatchStats bs;
     auto ts = toy_teststats(stat, poi_test, model, {signal_fit.bestfit, bkg_fit.bestfit}, options, cfg, bs);

@@ -64,24 +64,33 @@ struct FitOptions {
     std::vector<double> start;
 };
 
+// How the minimiser reached a minimum, beyond FitResult::converged and reason: for a fit, its own figures; for a
+// hypotest or a limit search, the totals over its fits (add).
+struct MinimizerReport {
+    std::int64_t n_eval = 0;      // likelihood evaluations (a batch of K points counts K)
+    double edm = 0.0;             // Newton estimate of the remaining NLL decrease at the minimum
+    double max_projected_gradient = 0.0;  // in scaled variables (units of each parameter's constraint width)
+    // The basin search (FitOptions::basin_search): how many other starting points were descended from, and
+    // whether the minimum returned came from one of them (the descent from the fit's start ended higher).
+    int basin_candidates = 0;
+    bool other_basin = false;
+
+    // Adds another fit: evaluations and candidates summed, the largest edm and gradient, other_basin of any.
+    void add(const MinimizerReport& fit);
+};
+
 struct FitResult {
     std::vector<double> bestfit;  // all parameters, par_names() order (fixed ones at their values)
     double twice_nll = 0.0;       // -2 logpdf(bestfit, data), full normalisation (pyhf return_fitted_val)
     bool converged = false;
     std::string reason;           // why it stopped ("converged: ...", or what went wrong)
     std::string algorithm;        // what produced the final point, e.g. "LD_LBFGS+newton"
-    std::int64_t n_eval = 0;      // likelihood evaluations (a batch of K points counts K)
-    double edm = 0.0;             // Newton estimate of the remaining NLL decrease at bestfit
-    double max_projected_gradient = 0.0;  // in scaled variables (units of each parameter's constraint width)
     // With FitOptions::uncertainties: from the inverse Hessian of the NLL (finite differences of the analytic
     // gradient). Fixed parameters get 0 and no correlation (1 on the diagonal).
     std::vector<double> uncertainties;
     std::vector<double> correlations;  // row-major [P, P]
     bool hessian_ok = false;           // the Hessian was positive definite on the free parameters
-    // The basin search (FitOptions::basin_search): how many other starting points were descended from, and
-    // whether the minimum returned came from one of them (the descent from the fit's start ended higher).
-    int basin_candidates = 0;
-    bool other_basin = false;
+    MinimizerReport minimizer;
 };
 
 // Maximum-likelihood fit of every non-fixed parameter (pyhf.infer.mle.fit). Throws InputError on bad inputs.
@@ -197,10 +206,7 @@ struct HypotestResult {
         fixed_poi_fit_to_asimov;
     double twice_nll_free = 0.0;  // free fit to the observed data
     bool converged = true;        // every fit converged (toys: the fits to the observed data)
-    // The basin search over the same fits (FitResult::basin_candidates, other_basin): starting points tried in
-    // other basins, and whether any fit's minimum came from one of them.
-    int basin_candidates = 0;
-    bool other_basin = false;
+    MinimizerReport minimizer;    // totals over the same fits (toys: the fits to the observed data)
     std::vector<std::string> warnings;
     // Toys
     std::vector<double> sb_teststats, b_teststats;
@@ -252,8 +258,7 @@ struct UpperLimitResult {
     std::vector<double> scanned;
     std::vector<HypotestResult> results;      // same order
     bool converged = false;                   // every fit of the search converged
-    int basin_candidates = 0;                 // summed over the distinct fits of the search (see HypotestResult)
-    bool other_basin = false;
+    MinimizerReport minimizer;                // totals over the distinct fits of the search
     std::pair<double, double> bracket{0, 0};  // toms748: the bracket after expansion
     std::pair<double, double> poi_bounds_used{0, 0};
 };
