@@ -10,6 +10,7 @@
 #include "hfcore/observed_data.hpp"
 #include "hfcore/infer.hpp"
 #include "hfcore/infer_advanced.hpp"
+#include "infer/fit_from.hpp"
 #include "infer/stat_internal.hpp"
 
 namespace hf::infer {
@@ -94,10 +95,9 @@ void AsymptoticCalculator::State::ensure_data_fits() {
     c.asimov_t = model_.bind(asimov.reshape({model_.n_main() + model_.n_aux()}));
     // The Asimov data are the expectation at asimov_fit's parameters, so the free fit's global minimum is there
     // (every Poisson and Gaussian term at its mean, the POI inside its bounds): start there, no basin to search.
-    FitOptions at_minimum = options_.fit;
-    at_minimum.start = c.asimov_fit.bestfit;
-    at_minimum.basin_search = false;
-    c.free_asimov = fit(model_, c.asimov_t, config_, at_minimum);
+    FitOptions no_search = options_.fit;
+    no_search.basin_search = false;
+    c.free_asimov = detail::fit_from(model_, c.asimov_t, config_, no_search, c.asimov_fit.bestfit);
     c.have_asimov = true;
 }
 

@@ -9,6 +9,7 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/observed_data.hpp"
+#include "infer/fit_from.hpp"
 #include "infer/minimize/basin_search.hpp"
 #include "infer/minimize/dense.hpp"
 #include "infer/minimize/descent.hpp"
@@ -21,16 +22,17 @@ using detail::QuasiNewton;
 
 namespace {
 
-FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConfig& cfg, const FitOptions& options) {
+FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConfig& cfg, const FitOptions& options,
+                  const std::vector<double>& start) {
     Problem p = detail::make_problem(model, data, cfg);
     const double tol = options.tolerance > 0 ? options.tolerance : detail::default_tolerance(model);
     FitResult r;
     std::vector<double> y(p.nfree(), 0.0);
-    if (!options.start.empty()) {
-        if (static_cast<std::int64_t>(options.start.size()) != model.n_pars())
-            throw InputError("fit", "start", std::to_string(options.start.size()) + " start values, the model has " +
+    if (!start.empty()) {
+        if (static_cast<std::int64_t>(start.size()) != model.n_pars())
+            throw InputError("fit", "start", std::to_string(start.size()) + " start values, the model has " +
                                                  std::to_string(model.n_pars()) + " parameters");
-        y = p.to_y(options.start);
+        y = p.to_y(start);
         for (std::size_t i = 0; i < y.size(); ++i) y[i] = std::clamp(y[i], p.lo[i], p.hi[i]);
     }
     std::vector<double> g;
@@ -147,19 +149,34 @@ void add_uncertainties(Problem& p, const std::vector<double>& y, FitResult& r) {
 
 }  // namespace detail
 
+FitResult detail::fit_from(const Model& model, const BoundLikelihood& data, const FitConfig& config,
+                           const FitOptions& options, const std::vector<double>& start) {
+    return run_fit(model, data, config.resolved(model), options, start);
+}
+
+FitResult detail::fit_from(const Model& model, const Tensor& data, const FitConfig& config,
+                           const FitOptions& options, const std::vector<double>& start) {
+    const FitConfig cfg = config.resolved(model);  // before binding: a bad configuration is reported first
+    return run_fit(model, model.bind(data), cfg, options, start);
+}
+
+FitResult detail::fit_from(const Model& model, const std::vector<double>& data, const FitConfig& config,
+                           const FitOptions& options, const std::vector<double>& start) {
+    check_observed_data(model, data, "fit");
+    return fit_from(model, model.backend()->from_host(data), config, options, start);
+}
+
 FitResult fit(const Model& model, const BoundLikelihood& data, const FitConfig& config, const FitOptions& options) {
-    return run_fit(model, data, config.resolved(model), options);
+    return detail::fit_from(model, data, config, options, {});
 }
 
 FitResult fit(const Model& model, const Tensor& data, const FitConfig& config, const FitOptions& options) {
-    const FitConfig cfg = config.resolved(model);  // before binding: a bad configuration is reported first
-    return run_fit(model, model.bind(data), cfg, options);
+    return detail::fit_from(model, data, config, options, {});
 }
 
 FitResult fit(const Model& model, const std::vector<double>& data, const FitConfig& config,
               const FitOptions& options) {
-    check_observed_data(model, data, "fit");
-    return fit(model, model.backend()->from_host(data), config, options);
+    return detail::fit_from(model, data, config, options, {});
 }
 
 namespace {

@@ -85,34 +85,31 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
     FitOptions from_init = options;
     from_init.other_starts.clear();
     const bool multimodal = options.basin_search && detail::can_be_multimodal(model, cfg.fixed);
-    FitOptions unimodal_start = from_init;
-    if (!multimodal && !options.other_starts.empty()) unimodal_start.start = options.other_starts.front();
+    const std::vector<double> init_start;  // empty: the init
+    const std::vector<double>& unimodal_start =
+        !multimodal && !options.other_starts.empty() ? options.other_starts.front() : init_start;
     BatchFitResult fixed, free;
     if (multimodal && !options.other_starts.empty()) {
         bool first = true;
         for (const auto& start : options.other_starts) {
-            FitOptions o = from_init;
-            o.start = start;
             if (first)
-                fixed = batch_fit(model, data_kn, fixed_cfg, o);
+                fixed = detail::batch_fit(model, data_kn, fixed_cfg, from_init, start);
             else
-                detail::keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, o, fixed), np);
+                detail::keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, from_init, start, fixed),
+                                   np);
             first = false;
         }
-        detail::keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, from_init, fixed), np);
-        FitOptions o = from_init;
-        o.start = options.other_starts.front();  // where the fixed curvature is taken
-        detail::search_toy_basins(model, data_kn, fixed_cfg, o, fixed);
-        free = detail::batch_fit_from(model, data_kn, cfg, o, fixed.bestfit);
-        for (const auto& start : options.other_starts) {
-            o.start = start;
-            detail::keep_lower(free, detail::batch_fit_known(model, data_kn, cfg, o, free), np);
-        }
-        o.start = options.other_starts.front();
-        detail::search_toy_basins(model, data_kn, cfg, o, free);
+        detail::keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, from_init, init_start, fixed),
+                           np);
+        const std::vector<double>& front = options.other_starts.front();  // where the fixed curvature is taken
+        detail::search_toy_basins(model, data_kn, fixed_cfg, from_init, front, fixed);
+        free = detail::batch_fit_from(model, data_kn, cfg, from_init, front, fixed.bestfit);
+        for (const auto& start : options.other_starts)
+            detail::keep_lower(free, detail::batch_fit_known(model, data_kn, cfg, from_init, start, free), np);
+        detail::search_toy_basins(model, data_kn, cfg, from_init, front, free);
     } else {
-        fixed = batch_fit(model, data_kn, fixed_cfg, unimodal_start);
-        free = batch_fit(model, data_kn, cfg, unimodal_start);
+        fixed = detail::batch_fit(model, data_kn, fixed_cfg, from_init, unimodal_start);
+        free = detail::batch_fit(model, data_kn, cfg, from_init, unimodal_start);
     }
 
     auto& be = *model.backend();

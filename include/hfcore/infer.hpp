@@ -59,9 +59,6 @@ struct FitOptions {
     // the Hessian of an earlier fit confirms a new fit's convergence when the edm it gives is far inside the
     // tolerance, saving a finite-difference Hessian (2 x free parameters gradients). Fits never step with it.
     std::shared_ptr<HessianHints> hessian_hints;
-    // Where the minimiser starts (all parameters; fixed ones are ignored); empty = FitConfig::init, which stays
-    // the centre of the scaled variables and of the mirrored-basin check either way.
-    std::vector<double> start;
 };
 
 // How the minimiser reached a minimum, beyond FitResult::converged and reason: for a fit, its own figures; for a
