@@ -47,10 +47,10 @@ struct FitOptions {
     double tolerance = 0.0;
     bool uncertainties = false;  // also compute the Hessian, uncertainties and correlations
     bool polish = true;          // Newton polish with the finite-difference Hessian after the quasi-Newton fit
-    // After the local fit, look for lower minima in the other basins of the model's multimodal parameters
-    // (Model::multimodal_parameters: starts shifted and mirrored in each of them) and from other_starts, keeping the
-    // lowest (core/infer/minimize/basin_search.cpp). Costs nothing on a model without multimodal parameters and without
-    // other starts.
+    // After the local fit, look for lower minima in the other basins of the parameters whose profile likelihood
+    // can have two minima (histosys/normsys with a large even response: starts shifted and mirrored in each of
+    // them) and from other_starts, keeping the lowest. Costs nothing on a model without such parameters and
+    // without other starts.
     bool basin_search = true;
     // More starting points (all parameters; fixed ones are ignored) for the basin search, e.g. the minima of the
     // other fits of a hypotest to the same data. Starts where the likelihood is not finite are skipped.

@@ -8,6 +8,7 @@
 #include "hfcore/backend.hpp"
 #include "infer/minimize/problem.hpp"
 #include "infer/minimize/batch_fit.hpp"
+#include "model/multimodal.hpp"
 #include "infer_support.hpp"
 
 using namespace hf;
@@ -93,7 +94,7 @@ TEST(BatchFitKnown, ReachesFartherOnlyFromAMinimumInsideItsBounds) {
     const std::int64_t np = model.n_pars();
     const infer::FitConfig cfg = infer::FitConfig{}.resolved(model);
     const infer::detail::Problem p = infer::detail::make_problem(model, Tensor(), cfg);
-    const auto& multimodal = model.multimodal_parameters();
+    const auto& multimodal = hf::multimodal_parameters(model);
     // the first normal-constrained parameter that is not multimodal
     std::size_t moved = p.free.size();
     for (std::size_t i = 0; i < p.free.size() && moved == p.free.size(); ++i) {
