@@ -206,7 +206,7 @@ json::Value cmd_time(const json::Value& req) {
             result.set("converged", json::Value(r->converged));
             result.set("reason", json::Value(r->reason));
             result.set("mu_hat", json::Value(m.poi_index() >= 0 ? r->bestfit.at(m.poi_index()) : 0.0));
-            result.set("n_eval", json::Value(r->n_eval));
+            result.set("n_eval", json::Value(r->minimizer.n_eval));
         };
     } else if (task == "hypotest") {
         const double mu = get_number(req, "mu", 1.0);

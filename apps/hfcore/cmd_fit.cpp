@@ -61,8 +61,8 @@ const hf::cli::Register reg(
             out.set("converged", r.converged);
             out.set("reason", hf::json::Value(r.reason));
             // The basin search: other starting points descended from, and whether the minimum came from one.
-            out.set("basin_candidates", hf::json::Value(static_cast<std::int64_t>(r.basin_candidates)));
-            out.set("other_basin", r.other_basin);
+            out.set("basin_candidates", hf::json::Value(static_cast<std::int64_t>(r.minimizer.basin_candidates)));
+            out.set("other_basin", r.minimizer.other_basin);
             if (o->uncertainties) {
                 out.set("uncertainties", hf::cli::parameters_by_name(*lm.model, r.uncertainties));
                 const auto names = lm.model->par_names();

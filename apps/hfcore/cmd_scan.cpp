@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "command.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "common_options.hpp"
 #include "option_checks.hpp"
 #include "progress_bar.hpp"
@@ -67,8 +68,8 @@ hf::json::Value run_job(const Job& job, const hf::Workspace& bkg, const Options&
         r.set("CLs_obs", h.obs);
         r.set("CLs_exp", hf::cli::to_json(h.exp));
         r.set("twice_nll", h.twice_nll_free);
-        int basin_candidates = h.basin_candidates;
-        bool other_basin = h.other_basin;
+        int basin_candidates = h.minimizer.basin_candidates;
+        bool other_basin = h.minimizer.other_basin;
         if (o.upper_limit) {
             hf::infer::Toms748Options t;
             t.rtol = o.rtol;
@@ -77,8 +78,8 @@ hf::json::Value run_job(const Job& job, const hf::Workspace& bkg, const Options&
                 auto ul = hf::infer::upper_limit(*lm.model, lm.data, t, opts);
                 converged = converged && ul.converged;
                 // The limit search shares the hypotest's fits (opts.cache): its totals include them.
-                basin_candidates = ul.basin_candidates;
-                other_basin = other_basin || ul.other_basin;
+                basin_candidates = ul.minimizer.basin_candidates;
+                other_basin = other_basin || ul.minimizer.other_basin;
                 hf::json::Object u;
                 u.set("obs", ul.obs);
                 u.set("exp", hf::cli::to_json(ul.exp));

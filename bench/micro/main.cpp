@@ -75,7 +75,7 @@ void bm_fit(benchmark::State& state, std::string name, BackendChoice backend) {
     for (auto _ : state) r = hf::infer::fit(*w.model, w.data);
     state.counters["twice_nll"] = r.twice_nll;
     state.counters["converged"] = r.converged ? 1 : 0;
-    state.counters["n_eval"] = static_cast<double>(r.n_eval);
+    state.counters["n_eval"] = static_cast<double>(r.minimizer.n_eval);
 }
 
 void bm_hypotest(benchmark::State& state, std::string name, BackendChoice backend) {

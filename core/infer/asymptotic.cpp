@@ -9,6 +9,8 @@
 #include "hfcore/backend.hpp"
 #include "hfcore/observed_data.hpp"
 #include "hfcore/infer.hpp"
+#include "hfcore/infer_advanced.hpp"
+#include "infer/fit_from.hpp"
 #include "infer/stat_internal.hpp"
 
 namespace hf::infer {
@@ -21,7 +23,41 @@ std::vector<double> asimov_data(double asimov_mu, const Model& model, const std:
     return model.expected_data(r.bestfit, true);
 }
 
+// What the calculator holds between its steps; the steps are its methods, the public ones forward to them.
+struct AsymptoticCalculator::State {
+    State(const Model& model, std::vector<double> data, HypotestOptions options);
+    const Model& model_;
+    std::vector<double> data_;
+    BoundLikelihood data_t_;  // data_ bound to the model, once for every fit of this calculator
+    HypotestOptions options_;
+    double sqrtqA_ = -1.0;
+    HypotestResult result_;
+    std::shared_ptr<AsymptoticFitCache> cache_;
+    FitConfig config_;  // resolved
+    const FitResult& fixed_fit(double mu, bool asimov);
+    void ensure_data_fits();
+    double asimov_q(double mu);
+    double asimov_sqrtq(double poi_test);
+    double teststatistic(double poi_test);
+    std::array<double, 3> pvalues(double teststat) const;
+    std::array<std::array<double, 3>, 5> expected_pvalues() const;
+};
+
 AsymptoticCalculator::AsymptoticCalculator(const Model& model, std::vector<double> data, HypotestOptions options)
+    : s_(std::make_unique<State>(model, std::move(data), std::move(options))) {}
+AsymptoticCalculator::~AsymptoticCalculator() = default;
+AsymptoticCalculator::AsymptoticCalculator(AsymptoticCalculator&&) noexcept = default;
+AsymptoticCalculator& AsymptoticCalculator::operator=(AsymptoticCalculator&&) noexcept = default;
+double AsymptoticCalculator::teststatistic(double poi_test) { return s_->teststatistic(poi_test); }
+double AsymptoticCalculator::sqrt_q_asimov() const { return s_->sqrtqA_; }
+double AsymptoticCalculator::asimov_sqrtq(double poi_test) { return s_->asimov_sqrtq(poi_test); }
+std::array<double, 3> AsymptoticCalculator::pvalues(double teststat) const { return s_->pvalues(teststat); }
+std::array<std::array<double, 3>, 5> AsymptoticCalculator::expected_pvalues() const {
+    return s_->expected_pvalues();
+}
+const HypotestResult& AsymptoticCalculator::details() const { return s_->result_; }
+
+AsymptoticCalculator::State::State(const Model& model, std::vector<double> data, HypotestOptions options)
     : model_(model), data_(std::move(data)), options_(std::move(options)) {
     if (options_.test_stat == TestStat::t || options_.test_stat == TestStat::ttilde)
         throw InputError("", "test_stat",
@@ -42,7 +78,7 @@ std::shared_ptr<AsymptoticFitCache> make_asymptotic_cache() { return std::make_s
 // The fits of the observed data that do not depend on the tested mu: the free fit and the fixed-POI fit at 0
 // (1 for q0) whose expectation is the Asimov data set. Each starts also from the other's minimum (when the model
 // can be multimodal), and the free fit is kept at or below the fixed one.
-void AsymptoticCalculator::ensure_data_fits() {
+void AsymptoticCalculator::State::ensure_data_fits() {
     AsymptoticFitCache& c = *cache_;
     if (!c.have_free_data) {
         c.free_data = fit(model_, data_t_, config_, detail::with_other_minima(model_, config_, options_.fit, {}));
@@ -59,10 +95,9 @@ void AsymptoticCalculator::ensure_data_fits() {
     c.asimov_t = model_.bind(asimov.reshape({model_.n_main() + model_.n_aux()}));
     // The Asimov data are the expectation at asimov_fit's parameters, so the free fit's global minimum is there
     // (every Poisson and Gaussian term at its mean, the POI inside its bounds): start there, no basin to search.
-    FitOptions at_minimum = options_.fit;
-    at_minimum.start = c.asimov_fit.bestfit;
-    at_minimum.basin_search = false;
-    c.free_asimov = fit(model_, c.asimov_t, config_, at_minimum);
+    FitOptions no_search = options_.fit;
+    no_search.basin_search = false;
+    c.free_asimov = detail::fit_from(model_, c.asimov_t, config_, no_search, c.asimov_fit.bestfit);
     c.have_asimov = true;
 }
 
@@ -71,7 +106,7 @@ void AsymptoticCalculator::ensure_data_fits() {
 // already made (the POI-independent ones and the fixed fit at the nearest mu; for the Asimov data, the Asimov
 // parameters and the fit to the observed data at the same mu), and keeps the lowest. A fixed fit to the observed
 // data below the free fit sends the free fit to its basin.
-const FitResult& AsymptoticCalculator::fixed_fit(double mu, bool asimov) {
+const FitResult& AsymptoticCalculator::State::fixed_fit(double mu, bool asimov) {
     ensure_data_fits();
     AsymptoticFitCache& c = *cache_;
     auto& fits = asimov ? c.fixed_asimov : c.fixed_data;
@@ -94,7 +129,7 @@ const FitResult& AsymptoticCalculator::fixed_fit(double mu, bool asimov) {
     return fits.emplace(mu, std::move(r)).first->second;
 }
 
-double AsymptoticCalculator::asimov_q(double mu) {
+double AsymptoticCalculator::State::asimov_q(double mu) {
     const FitResult& fixed_asimov = fixed_fit(mu, true);
     // The Asimov data are the expectation at the fit with the POI fixed at 0 (q, qtilde): testing mu = 0 on them
     // gives q_A = 0 exactly, whatever rounding the two fits leave (a q_A of 1e-15 would divide by its root below).
@@ -103,11 +138,11 @@ double AsymptoticCalculator::asimov_q(double mu) {
                                      cache_->free_asimov.bestfit[model_.poi_index()]);
 }
 
-double AsymptoticCalculator::asimov_sqrtq(double poi_test) {
+double AsymptoticCalculator::State::asimov_sqrtq(double poi_test) {
     return std::sqrt(asimov_q(options_.test_stat == TestStat::q0 ? 0.0 : poi_test));
 }
 
-double AsymptoticCalculator::teststatistic(double poi_test) {
+double AsymptoticCalculator::State::teststatistic(double poi_test) {
     const TestStat stat = options_.test_stat;
     const std::int64_t poi = model_.poi_index();
     AsymptoticFitCache& cache = *cache_;
@@ -134,11 +169,9 @@ double AsymptoticCalculator::teststatistic(double poi_test) {
     r.twice_nll_free = free.twice_nll;
     r.converged = free.converged && fixed.converged && cache.asimov_fit.converged && cache.free_asimov.converged &&
                   fixed_asimov.converged;
-    r.basin_candidates = 0;
-    r.other_basin = false;
+    r.minimizer = {};
     const FitResult* fits[] = {&free, &fixed, &cache.asimov_fit, &cache.free_asimov, &fixed_asimov};
-    for (const FitResult* f : fits)
-        detail::add_basin_search(r, *f);
+    for (const FitResult* f : fits) r.minimizer.add(f->minimizer);
     r.warnings = detail::test_stat_warnings(stat, poi_test, config_.bounds[poi].first);
 
     double teststat;
@@ -152,7 +185,7 @@ double AsymptoticCalculator::teststatistic(double poi_test) {
     return teststat;
 }
 
-std::array<double, 3> AsymptoticCalculator::pvalues(double teststat) const {
+std::array<double, 3> AsymptoticCalculator::State::pvalues(double teststat) const {
     if (sqrtqA_ < 0) throw Error("AsymptoticCalculator: call teststatistic(poi_test) first");
     const double cutoff =
         options_.calc_base_dist == BaseDist::clipped_normal ? -sqrtqA_ : -std::numeric_limits<double>::infinity();
@@ -166,7 +199,7 @@ std::array<double, 3> AsymptoticCalculator::pvalues(double teststat) const {
     return {clsb, clb, clsb / clb};
 }
 
-std::array<std::array<double, 3>, 5> AsymptoticCalculator::expected_pvalues() const {
+std::array<std::array<double, 3>, 5> AsymptoticCalculator::State::expected_pvalues() const {
     const double cutoff =
         options_.calc_base_dist == BaseDist::clipped_normal ? -sqrtqA_ : -std::numeric_limits<double>::infinity();
     std::array<std::array<double, 3>, 5> out{};

@@ -9,6 +9,7 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/observed_data.hpp"
+#include "infer/fit_from.hpp"
 #include "infer/minimize/basin_search.hpp"
 #include "infer/minimize/dense.hpp"
 #include "infer/minimize/descent.hpp"
@@ -21,16 +22,17 @@ using detail::QuasiNewton;
 
 namespace {
 
-FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConfig& cfg, const FitOptions& options) {
+FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConfig& cfg, const FitOptions& options,
+                  const std::vector<double>& start) {
     Problem p = detail::make_problem(model, data, cfg);
     const double tol = options.tolerance > 0 ? options.tolerance : detail::default_tolerance(model);
     FitResult r;
     std::vector<double> y(p.nfree(), 0.0);
-    if (!options.start.empty()) {
-        if (static_cast<std::int64_t>(options.start.size()) != model.n_pars())
-            throw InputError("fit", "start", std::to_string(options.start.size()) + " start values, the model has " +
+    if (!start.empty()) {
+        if (static_cast<std::int64_t>(start.size()) != model.n_pars())
+            throw InputError("fit", "start", std::to_string(start.size()) + " start values, the model has " +
                                                  std::to_string(model.n_pars()) + " parameters");
-        y = p.to_y(options.start);
+        y = p.to_y(start);
         for (std::size_t i = 0; i < y.size(); ++i) y[i] = std::clamp(y[i], p.lo[i], p.hi[i]);
     }
     std::vector<double> g;
@@ -71,8 +73,8 @@ FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConf
     int basin_skipped = 0;
     if (options.basin_search && options.polish && p.nfree() > 0) {
         const auto search = detail::search_basins(model, p, y, f, newton, tol, options.other_starts);
-        r.basin_candidates = search.candidates;
-        r.other_basin = search.moved;
+        r.minimizer.basin_candidates = search.candidates;
+        r.minimizer.other_basin = search.moved;
         basin_skipped = search.skipped;
         if (search.moved) r.algorithm += "+basin";
     }
@@ -81,33 +83,41 @@ FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConf
     f = p.nll(y, &g);
     if (!std::isfinite(f)) throw Error("fit ended at a point where the likelihood is not finite (" + status + ")");
     r.twice_nll = 2.0 * f;
-    r.edm = newton.edm;
+    r.minimizer.edm = newton.edm;
     std::vector<double> pg;
     detail::project_gradient(y, g, p.lo, p.hi, pg);
-    r.max_projected_gradient = 0.0;
-    for (double v : pg) r.max_projected_gradient = std::max(r.max_projected_gradient, std::fabs(v));
+    r.minimizer.max_projected_gradient = 0.0;
+    for (double v : pg) r.minimizer.max_projected_gradient = std::max(r.minimizer.max_projected_gradient, std::fabs(v));
     r.converged = newton.converged;
     {
         std::ostringstream os;
         os.precision(3);
         if (r.converged)
-            os << "converged: edm " << r.edm << " < " << tol;
+            os << "converged: edm " << r.minimizer.edm << " < " << tol;
         else
-            os << "not converged: edm " << r.edm << " >= " << tol << ", max projected gradient "
-               << r.max_projected_gradient << " (" << status << ")";
-        if (r.basin_candidates > 0)
-            os << "; lowest of " << r.basin_candidates + 1 << " starts"
-               << (r.other_basin ? " (in another basin than the first descent's)" : "");
+            os << "not converged: edm " << r.minimizer.edm << " >= " << tol << ", max projected gradient "
+               << r.minimizer.max_projected_gradient << " (" << status << ")";
+        if (r.minimizer.basin_candidates > 0)
+            os << "; lowest of " << r.minimizer.basin_candidates + 1 << " starts"
+               << (r.minimizer.other_basin ? " (in another basin than the first descent's)" : "");
         if (basin_skipped > 0) os << "; " << basin_skipped << " starts left out at the basin search's budget";
         r.reason = os.str();
     }
 
     if (options.uncertainties) detail::add_uncertainties(p, y, r);
-    r.n_eval = p.n_eval;
+    r.minimizer.n_eval = p.n_eval;
     return r;
 }
 
 }  // namespace
+
+void MinimizerReport::add(const MinimizerReport& fit) {
+    n_eval += fit.n_eval;
+    edm = std::max(edm, fit.edm);
+    max_projected_gradient = std::max(max_projected_gradient, fit.max_projected_gradient);
+    basin_candidates += fit.basin_candidates;
+    other_basin = other_basin || fit.other_basin;
+}
 
 namespace detail {
 
@@ -139,19 +149,34 @@ void add_uncertainties(Problem& p, const std::vector<double>& y, FitResult& r) {
 
 }  // namespace detail
 
+FitResult detail::fit_from(const Model& model, const BoundLikelihood& data, const FitConfig& config,
+                           const FitOptions& options, const std::vector<double>& start) {
+    return run_fit(model, data, config.resolved(model), options, start);
+}
+
+FitResult detail::fit_from(const Model& model, const Tensor& data, const FitConfig& config,
+                           const FitOptions& options, const std::vector<double>& start) {
+    const FitConfig cfg = config.resolved(model);  // before binding: a bad configuration is reported first
+    return run_fit(model, model.bind(data), cfg, options, start);
+}
+
+FitResult detail::fit_from(const Model& model, const std::vector<double>& data, const FitConfig& config,
+                           const FitOptions& options, const std::vector<double>& start) {
+    check_observed_data(model, data, "fit");
+    return fit_from(model, model.backend()->from_host(data), config, options, start);
+}
+
 FitResult fit(const Model& model, const BoundLikelihood& data, const FitConfig& config, const FitOptions& options) {
-    return run_fit(model, data, config.resolved(model), options);
+    return detail::fit_from(model, data, config, options, {});
 }
 
 FitResult fit(const Model& model, const Tensor& data, const FitConfig& config, const FitOptions& options) {
-    const FitConfig cfg = config.resolved(model);  // before binding: a bad configuration is reported first
-    return run_fit(model, model.bind(data), cfg, options);
+    return detail::fit_from(model, data, config, options, {});
 }
 
 FitResult fit(const Model& model, const std::vector<double>& data, const FitConfig& config,
               const FitOptions& options) {
-    check_observed_data(model, data, "fit");
-    return fit(model, model.backend()->from_host(data), config, options);
+    return detail::fit_from(model, data, config, options, {});
 }
 
 namespace {

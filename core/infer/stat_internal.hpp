@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "hfcore/infer.hpp"
+#include "hfcore/infer_advanced.hpp"
 
 namespace hf::infer::detail {
 
@@ -14,13 +14,6 @@ namespace hf::infer::detail {
 std::vector<std::string> test_stat_warnings(TestStat stat, double mu, double poi_lower_bound);
 // The statistic from the two fits (mu already forced to 0 for q0).
 double combine_test_stat(TestStat stat, double mu, double twice_nll_fixed, double twice_nll_free, double muhat);
-
-// Adds a fit's basin search to a result's totals (HypotestResult, UpperLimitResult).
-template <class Result>
-void add_basin_search(Result& r, const FitResult& fit) {
-    r.basin_candidates += fit.basin_candidates;
-    r.other_basin = r.other_basin || fit.other_basin;
-}
 
 // The fits of one data set in a hypotest share their minima (test_statistics.cpp):
 // - `options` with the minima of `others` added as starts when the model can be multimodal in `config` (every

@@ -107,7 +107,7 @@ bool keep_free_fit_lowest(const Model& model, const BoundLikelihood& data, const
     o.other_starts = {conditional.bestfit};
     FitResult again = fit(model, data, config, o);
     if (!(again.twice_nll < free.twice_nll)) return false;
-    again.other_basin = true;
+    again.minimizer.other_basin = true;
     free = std::move(again);
     return true;
 }

@@ -99,14 +99,12 @@ ToyFits fit_block(const Model& model, const Tensor& data, const std::vector<doub
     const std::int64_t np = model.n_pars();
     FitOptions from_init = fit_options;
     from_init.other_starts.clear();
-    from_init.start.clear();
     from_init.uncertainties = false;
-    FitOptions from_truth = from_init;
-    from_truth.start = truth;  // where the toys' minima lie, and where the batch's fixed curvature is taken
-    BatchFitResult fits = batch_fit(model, data, cfg, from_truth);
+    // From the truth: where the toys' minima lie, and where the batch's fixed curvature is taken.
+    BatchFitResult fits = detail::batch_fit(model, data, cfg, from_init, truth);
     if (fit_options.basin_search && detail::can_be_multimodal(model, cfg.fixed)) {
-        detail::keep_lower(fits, detail::batch_fit_known(model, data, cfg, from_init, fits), np);
-        detail::search_toy_basins(model, data, cfg, from_truth, fits);
+        detail::keep_lower(fits, detail::batch_fit_known(model, data, cfg, from_init, {}, fits), np);
+        detail::search_toy_basins(model, data, cfg, from_init, truth, fits);
     }
 
     ToyFits out;

@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "hfcore/backend.hpp"
-#include "hfcore/infer.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "infer/minimize/basin_search.hpp"
 #include "infer/stat_internal.hpp"
 #include "infer/minimize/batch_fit.hpp"
@@ -85,34 +85,31 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
     FitOptions from_init = options;
     from_init.other_starts.clear();
     const bool multimodal = options.basin_search && detail::can_be_multimodal(model, cfg.fixed);
-    FitOptions unimodal_start = from_init;
-    if (!multimodal && !options.other_starts.empty()) unimodal_start.start = options.other_starts.front();
+    const std::vector<double> init_start;  // empty: the init
+    const std::vector<double>& unimodal_start =
+        !multimodal && !options.other_starts.empty() ? options.other_starts.front() : init_start;
     BatchFitResult fixed, free;
     if (multimodal && !options.other_starts.empty()) {
         bool first = true;
         for (const auto& start : options.other_starts) {
-            FitOptions o = from_init;
-            o.start = start;
             if (first)
-                fixed = batch_fit(model, data_kn, fixed_cfg, o);
+                fixed = detail::batch_fit(model, data_kn, fixed_cfg, from_init, start);
             else
-                detail::keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, o, fixed), np);
+                detail::keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, from_init, start, fixed),
+                                   np);
             first = false;
         }
-        detail::keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, from_init, fixed), np);
-        FitOptions o = from_init;
-        o.start = options.other_starts.front();  // where the fixed curvature is taken
-        detail::search_toy_basins(model, data_kn, fixed_cfg, o, fixed);
-        free = detail::batch_fit_from(model, data_kn, cfg, o, fixed.bestfit);
-        for (const auto& start : options.other_starts) {
-            o.start = start;
-            detail::keep_lower(free, detail::batch_fit_known(model, data_kn, cfg, o, free), np);
-        }
-        o.start = options.other_starts.front();
-        detail::search_toy_basins(model, data_kn, cfg, o, free);
+        detail::keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, from_init, init_start, fixed),
+                           np);
+        const std::vector<double>& front = options.other_starts.front();  // where the fixed curvature is taken
+        detail::search_toy_basins(model, data_kn, fixed_cfg, from_init, front, fixed);
+        free = detail::batch_fit_from(model, data_kn, cfg, from_init, front, fixed.bestfit);
+        for (const auto& start : options.other_starts)
+            detail::keep_lower(free, detail::batch_fit_known(model, data_kn, cfg, from_init, start, free), np);
+        detail::search_toy_basins(model, data_kn, cfg, from_init, front, free);
     } else {
-        fixed = batch_fit(model, data_kn, fixed_cfg, unimodal_start);
-        free = batch_fit(model, data_kn, cfg, unimodal_start);
+        fixed = detail::batch_fit(model, data_kn, fixed_cfg, from_init, unimodal_start);
+        free = detail::batch_fit(model, data_kn, cfg, from_init, unimodal_start);
     }
 
     auto& be = *model.backend();
@@ -265,8 +262,8 @@ HypotestResult toy_hypotest(double poi_test, const Model& model, const std::vect
     r.fixed_poi_fit_to_data = obs.fixed_fit.bestfit;
     r.twice_nll_free = obs.free_fit.twice_nll;
     r.converged = obs.free_fit.converged && obs.fixed_fit.converged && signal_fit.converged && bkg_fit.converged;
-    for (const FitResult* f : {&obs.free_fit, &obs.fixed_fit, &bkg_fit}) detail::add_basin_search(r, *f);
-    if (q0) detail::add_basin_search(r, signal_fit);
+    for (const FitResult* f : {&obs.free_fit, &obs.fixed_fit, &bkg_fit}) r.minimizer.add(f->minimizer);
+    if (q0) r.minimizer.add(signal_fit.minimizer);
 
     BatchStats bs;
     auto ts = toy_teststats(stat, poi_test, model, {signal_fit.bestfit, bkg_fit.bestfit}, options, cfg, bs);

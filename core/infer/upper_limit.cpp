@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "hfcore/infer.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "infer/stat_internal.hpp"
 #include "hfcore/observed_data.hpp"
 
@@ -144,19 +144,15 @@ void expected_limits_from_asimov(const Model& model, const std::vector<double>& 
     for (const auto& [mu, fit] : opts.cache->fixed_asimov) out.converged = out.converged && fit.converged;
 }
 
-// The basin-search totals of a search: over the distinct fits of the shared cache (asymptotics), or over the
+// The minimiser's totals of a search: over the distinct fits of the shared cache (asymptotics), or over the
 // hypotests (toys, whose fits are not shared).
 void add_search_totals(const HypotestOptions& opts, UpperLimitResult& out) {
-    out.basin_candidates = 0;
-    out.other_basin = false;
+    out.minimizer = {};
     if (opts.cache) {
-        opts.cache->for_each_fit([&](const FitResult& f) { detail::add_basin_search(out, f); });
+        opts.cache->for_each_fit([&](const FitResult& f) { out.minimizer.add(f.minimizer); });
         return;
     }
-    for (const auto& r : out.results) {
-        out.basin_candidates += r.basin_candidates;
-        out.other_basin = out.other_basin || r.other_basin;
-    }
+    for (const auto& r : out.results) out.minimizer.add(r.minimizer);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ struct HostModel {
     std::int64_t poi_index = -1;              // -1 without a POI
     PackedLikelihood packed;
     std::vector<std::int32_t> elem_sample;    // sample index of every packed element
-    std::vector<std::int64_t> multimodal;     // Model::multimodal_parameters()
+    std::vector<std::int64_t> multimodal;     // multimodal_parameters(model) (multimodal.hpp)
 };
 
 // Throws InputError naming spec.source and the JSON path for a spec no model can be made of. The layout keeps

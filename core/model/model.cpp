@@ -10,6 +10,7 @@
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
 #include "modifiers/registry.hpp"
+#include "multimodal.hpp"
 #include "host_model.hpp"
 #include "workspace/checks.hpp"
 
@@ -172,7 +173,7 @@ std::vector<double> Model::aux_normal_widths() const {
         sigma[static_cast<std::size_t>(packed.gauss_aux[g])] = packed.gauss_sigma[g];
     return sigma;
 }
-const std::vector<std::int64_t>& Model::multimodal_parameters() const { return impl_->multimodal; }
+const std::vector<std::int64_t>& multimodal_parameters(const Model& model) { return model.impl_->multimodal; }
 const char* Model::implementation() const { return impl_->likelihood->implementation(); }
 
 std::vector<double> Model::suggested_init() const {

@@ -1,10 +1,23 @@
-// Which parameters can give the likelihood more than one minimum (Model::multimodal_parameters).
+// Which parameters can give the likelihood more than one minimum: a heuristic of the fits (their basin search),
+// computed once when a model is compiled, kept with the model and read here, not through the public Model.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "hfcore/plugin/likelihood.hpp"
+
+namespace hf {
+
+class Model;
+
+// Parameters whose profile likelihood can have a second minimum (a basin and its mirror): histosys and normsys
+// parameters whose even response ((up + down) / 2 - nominal, summed over the samples that share them) is large
+// against the statistical precision of the bins they touch. Fits look for the other basins of these parameters
+// only. Index order; detail::multimodal_parameters of the model's packed likelihood, computed once at compile.
+const std::vector<std::int64_t>& multimodal_parameters(const Model& model);
+
+}  // namespace hf
 
 namespace hf::detail {
 

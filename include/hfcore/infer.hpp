@@ -30,9 +30,9 @@ struct FitConfig {
     FitConfig resolved(const Model& model) const;
 };
 
-// Hessians of earlier fits of the same model, data set and configuration (see FitOptions::hessian_hints).
+// Hessians of earlier fits of the same model, data set and configuration (see FitOptions::hessian_hints; made by
+// make_hessian_hints in hfcore/infer_advanced.hpp).
 struct HessianHints;
-std::shared_ptr<HessianHints> make_hessian_hints();
 
 // automatic = LD_LBFGS, then LD_SLSQP when the first does not converge; or lbfgs / slsqp alone.
 enum class FitAlgorithm { automatic, lbfgs, slsqp };
@@ -47,10 +47,10 @@ struct FitOptions {
     double tolerance = 0.0;
     bool uncertainties = false;  // also compute the Hessian, uncertainties and correlations
     bool polish = true;          // Newton polish with the finite-difference Hessian after the quasi-Newton fit
-    // After the local fit, look for lower minima in the other basins of the model's multimodal parameters
-    // (Model::multimodal_parameters: starts shifted and mirrored in each of them) and from other_starts, keeping the
-    // lowest (core/infer/minimize/basin_search.cpp). Costs nothing on a model without multimodal parameters and without
-    // other starts.
+    // After the local fit, look for lower minima in the other basins of the parameters whose profile likelihood
+    // can have two minima (histosys/normsys with a large even response: starts shifted and mirrored in each of
+    // them) and from other_starts, keeping the lowest. Costs nothing on a model without such parameters and
+    // without other starts.
     bool basin_search = true;
     // More starting points (all parameters; fixed ones are ignored) for the basin search, e.g. the minima of the
     // other fits of a hypotest to the same data. Starts where the likelihood is not finite are skipped.
@@ -59,9 +59,21 @@ struct FitOptions {
     // the Hessian of an earlier fit confirms a new fit's convergence when the edm it gives is far inside the
     // tolerance, saving a finite-difference Hessian (2 x free parameters gradients). Fits never step with it.
     std::shared_ptr<HessianHints> hessian_hints;
-    // Where the minimiser starts (all parameters; fixed ones are ignored); empty = FitConfig::init, which stays
-    // the centre of the scaled variables and of the mirrored-basin check either way.
-    std::vector<double> start;
+};
+
+// How the minimiser reached a minimum, beyond FitResult::converged and reason: for a fit, its own figures; for a
+// hypotest or a limit search, the totals over its fits (add).
+struct MinimizerReport {
+    std::int64_t n_eval = 0;      // likelihood evaluations (a batch of K points counts K)
+    double edm = 0.0;             // Newton estimate of the remaining NLL decrease at the minimum
+    double max_projected_gradient = 0.0;  // in scaled variables (units of each parameter's constraint width)
+    // The basin search (FitOptions::basin_search): how many other starting points were descended from, and
+    // whether the minimum returned came from one of them (the descent from the fit's start ended higher).
+    int basin_candidates = 0;
+    bool other_basin = false;
+
+    // Adds another fit: evaluations and candidates summed, the largest edm and gradient, other_basin of any.
+    void add(const MinimizerReport& fit);
 };
 
 struct FitResult {
@@ -70,18 +82,12 @@ struct FitResult {
     bool converged = false;
     std::string reason;           // why it stopped ("converged: ...", or what went wrong)
     std::string algorithm;        // what produced the final point, e.g. "LD_LBFGS+newton"
-    std::int64_t n_eval = 0;      // likelihood evaluations (a batch of K points counts K)
-    double edm = 0.0;             // Newton estimate of the remaining NLL decrease at bestfit
-    double max_projected_gradient = 0.0;  // in scaled variables (units of each parameter's constraint width)
     // With FitOptions::uncertainties: from the inverse Hessian of the NLL (finite differences of the analytic
     // gradient). Fixed parameters get 0 and no correlation (1 on the diagonal).
     std::vector<double> uncertainties;
     std::vector<double> correlations;  // row-major [P, P]
     bool hessian_ok = false;           // the Hessian was positive definite on the free parameters
-    // The basin search (FitOptions::basin_search): how many other starting points were descended from, and
-    // whether the minimum returned came from one of them (the descent from the fit's start ended higher).
-    int basin_candidates = 0;
-    bool other_basin = false;
+    MinimizerReport minimizer;
 };
 
 // Maximum-likelihood fit of every non-fixed parameter (pyhf.infer.mle.fit). Throws InputError on bad inputs.
@@ -140,11 +146,9 @@ const char* base_dist_name(BaseDist dist);
 // Called with (done, total) as toys or scan points complete. Runs on the calling thread.
 using ProgressFn = std::function<void(std::int64_t done, std::int64_t total, const std::string& label)>;
 
-// Fits of an asymptotic hypotest that do not depend on the tested POI value (the free fit to the data, the
-// Asimov data and the free fit to it). Share one cache between hypotests of the same model, data and FitConfig
-// (an upper-limit search does) and those fits run once instead of at every POI value.
+// Fits of an asymptotic hypotest that do not depend on the tested POI value (HypotestOptions::cache; made by
+// make_asymptotic_cache in hfcore/infer_advanced.hpp).
 struct AsymptoticFitCache;
-std::shared_ptr<AsymptoticFitCache> make_asymptotic_cache();
 
 // The toys of a toy-based hypotest come in blocks: toys [first, first + count) of Philox stream `stream`
 // (0: signal-like, 1: background-like), fitted together. A block's result depends on nothing else, so blocks
@@ -174,7 +178,7 @@ struct HypotestOptions {
     // Toys
     std::int64_t ntoys = 2000;
     std::uint64_t seed = 0;
-    std::int64_t toy_batch = 1000;   // toys per block: drawn and fitted together (batch_fit), one unit of work
+    std::int64_t toy_batch = 1000;   // toys per block: drawn and fitted together, one unit of work
     ProgressFn progress;             // optional
     ToyRunner toy_runner;            // optional: where the toy blocks run (default: here, one after another)
     std::shared_ptr<AsymptoticFitCache> cache;  // optional, asymptotics only
@@ -199,10 +203,7 @@ struct HypotestResult {
         fixed_poi_fit_to_asimov;
     double twice_nll_free = 0.0;  // free fit to the observed data
     bool converged = true;        // every fit converged (toys: the fits to the observed data)
-    // The basin search over the same fits (FitResult::basin_candidates, other_basin): starting points tried in
-    // other basins, and whether any fit's minimum came from one of them.
-    int basin_candidates = 0;
-    bool other_basin = false;
+    MinimizerReport minimizer;    // totals over the same fits (toys: the fits to the observed data)
     std::vector<std::string> warnings;
     // Toys
     std::vector<double> sb_teststats, b_teststats;
@@ -216,10 +217,13 @@ HypotestResult hypotest(double poi_test, const Model& model, const std::vector<d
 class AsymptoticCalculator {
 public:
     AsymptoticCalculator(const Model& model, std::vector<double> data, HypotestOptions options = {});
+    ~AsymptoticCalculator();
+    AsymptoticCalculator(AsymptoticCalculator&&) noexcept;
+    AsymptoticCalculator& operator=(AsymptoticCalculator&&) noexcept;
     // Runs the fits and returns the statistic compared to the distributions (sqrt(q) - sqrt(q_A), or the
     // qtilde tail form).
     double teststatistic(double poi_test);
-    double sqrt_q_asimov() const { return sqrtqA_; }
+    double sqrt_q_asimov() const;
     // sqrt(q_A) at poi_test alone: the fixed-POI fit to the Asimov data (and the POI-independent fits, once).
     // With the normal base distribution the expected CLs depend on nothing else.
     double asimov_sqrtq(double poi_test);
@@ -227,20 +231,11 @@ public:
     std::array<double, 3> pvalues(double teststat) const;
     // {CLsb, CLb, CLs} for the b-only expected values at nsigma = 2, 1, 0, -1, -2
     std::array<std::array<double, 3>, 5> expected_pvalues() const;
-    const HypotestResult& details() const { return result_; }
+    const HypotestResult& details() const;
 
 private:
-    const Model& model_;
-    std::vector<double> data_;
-    BoundLikelihood data_t_;  // data_ bound to the model, once for every fit of this calculator
-    HypotestOptions options_;
-    double sqrtqA_ = -1.0;
-    HypotestResult result_;
-    std::shared_ptr<AsymptoticFitCache> cache_;
-    FitConfig config_;  // resolved
-    const FitResult& fixed_fit(double mu, bool asimov);
-    void ensure_data_fits();
-    double asimov_q(double mu);
+    struct State;
+    std::unique_ptr<State> s_;
 };
 
 // Toy samples (pyhf model.make_pdf(pars).sample((ntoys,))): main data Poisson around the expected rates, aux
@@ -248,26 +243,6 @@ private:
 // Toy i depends only on (seed, stream, first_toy + i), never on how toys are batched or on the backend.
 Tensor sample_toys(const Model& model, const std::vector<double>& pars, std::int64_t first_toy, std::int64_t count,
                    std::uint64_t seed, std::uint32_t stream);
-
-// The test statistic for K data sets at once: data [K, N + A]. Fits run batched (see batch_fit), with a
-// per-toy NLopt fit where a batched fit does not converge. `stats` (optional) counts those fits.
-struct BatchStats {
-    std::int64_t batched = 0, fallback = 0, failed = 0;
-};
-std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& model, const Tensor& data_kn,
-                                         const FitConfig& config = {}, const FitOptions& options = {},
-                                         BatchStats* stats = nullptr);
-
-// Minimises K problems (one data row each, same config) in lockstep: projected L-BFGS in scaled variables
-// with per-problem convergence masks; only the problems still running are evaluated.
-struct BatchFitResult {
-    std::vector<double> bestfit;     // [K, P]
-    std::vector<double> twice_nll;   // [K]
-    std::vector<bool> converged;     // [K]
-    std::int64_t iterations = 0;
-};
-BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitConfig& config = {},
-                         const FitOptions& options = {});
 
 // ---------------------------------------------------------------------------------------------------------
 // Upper limits (pyhf.infer.intervals.upper_limits).
@@ -280,8 +255,7 @@ struct UpperLimitResult {
     std::vector<double> scanned;
     std::vector<HypotestResult> results;      // same order
     bool converged = false;                   // every fit of the search converged
-    int basin_candidates = 0;                 // summed over the distinct fits of the search (see HypotestResult)
-    bool other_basin = false;
+    MinimizerReport minimizer;                // totals over the distinct fits of the search
     std::pair<double, double> bracket{0, 0};  // toms748: the bracket after expansion
     std::pair<double, double> poi_bounds_used{0, 0};
 };

@@ -69,11 +69,6 @@ public:
     std::vector<bool> suggested_fixed() const;
     std::vector<double> auxdata() const;
     const ModifierSettings& modifier_settings() const;
-    // Parameters whose profile likelihood can have a second minimum (a basin and its mirror): histosys and
-    // normsys parameters whose even response ((up + down) / 2 - nominal, summed over the samples that share
-    // them) is large against the statistical precision of the bins they touch. Fits look for the other basins
-    // of these parameters only. Index order; computed once when the model is compiled (core/model/multimodal.cpp).
-    const std::vector<std::int64_t>& multimodal_parameters() const;
     // Per aux datum [n_aux()]: the sigma of its normal constraint, 0 where the constraint is Poisson (toys draw
     // normal aux data with these widths, Poisson ones from their rates).
     std::vector<double> aux_normal_widths() const;
@@ -119,6 +114,9 @@ public:
 private:
     friend const PackedLikelihood& packed_likelihood(const Model& model);
     friend FusedLikelihood& fused_likelihood(const Model& model);
+    // The fits' heuristic of which parameters can have two minima, computed once with the model
+    // (core/model/multimodal.hpp).
+    friend const std::vector<std::int64_t>& multimodal_parameters(const Model& model);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -105,6 +105,26 @@ class Model:
     def expected_auxdata(self, pars: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
         """Expected auxiliary data at pars."""
 
+class MinimizerReport:
+    """
+    How the minimiser reached a minimum (a fit's, or the totals over a test's fits).
+    """
+
+    @property
+    def n_eval(self) -> int: ...
+
+    @property
+    def edm(self) -> float: ...
+
+    @property
+    def max_projected_gradient(self) -> float: ...
+
+    @property
+    def basin_candidates(self) -> int: ...
+
+    @property
+    def other_basin(self) -> bool: ...
+
 class FitResult:
     """One fit: best-fit point, -2 log L, convergence and why."""
 
@@ -124,15 +144,6 @@ class FitResult:
     def algorithm(self) -> str: ...
 
     @property
-    def n_eval(self) -> int: ...
-
-    @property
-    def edm(self) -> float: ...
-
-    @property
-    def max_projected_gradient(self) -> float: ...
-
-    @property
     def uncertainties(self) -> object: ...
 
     @property
@@ -140,6 +151,9 @@ class FitResult:
 
     @property
     def hessian_ok(self) -> bool: ...
+
+    @property
+    def minimizer(self) -> MinimizerReport: ...
 
     @property
     def basin_candidates(self) -> int:
@@ -150,6 +164,15 @@ class FitResult:
     @property
     def other_basin(self) -> bool:
         """The minimum came from another basin than the descent from the start's."""
+
+    @property
+    def n_eval(self) -> int: ...
+
+    @property
+    def edm(self) -> float: ...
+
+    @property
+    def max_projected_gradient(self) -> float: ...
 
 class HypotestResult:
     """One hypothesis test (CLs or p0) with its fits."""
@@ -209,12 +232,6 @@ class HypotestResult:
     def converged(self) -> bool: ...
 
     @property
-    def basin_candidates(self) -> int: ...
-
-    @property
-    def other_basin(self) -> bool: ...
-
-    @property
     def warnings(self) -> list[str]: ...
 
     @property
@@ -231,6 +248,19 @@ class HypotestResult:
 
     @property
     def toy_fits_failed(self) -> int: ...
+
+    @property
+    def minimizer(self) -> MinimizerReport: ...
+
+    @property
+    def basin_candidates(self) -> int:
+        """
+        Other starting points the basin search descended from (0 where the model cannot be multimodal).
+        """
+
+    @property
+    def other_basin(self) -> bool:
+        """The minimum came from another basin than the descent from the start's."""
 
 class UpperLimitResult:
     """Observed and expected upper limits and the hypotests run."""
@@ -251,16 +281,23 @@ class UpperLimitResult:
     def converged(self) -> bool: ...
 
     @property
-    def basin_candidates(self) -> int: ...
-
-    @property
-    def other_basin(self) -> bool: ...
-
-    @property
     def bracket(self) -> tuple[float, float]: ...
 
     @property
     def poi_bounds_used(self) -> tuple[float, float]: ...
+
+    @property
+    def minimizer(self) -> MinimizerReport: ...
+
+    @property
+    def basin_candidates(self) -> int:
+        """
+        Other starting points the basin search descended from (0 where the model cannot be multimodal).
+        """
+
+    @property
+    def other_basin(self) -> bool:
+        """The minimum came from another basin than the descent from the start's."""
 
 def fit(model: Model, data: object, init_pars: object | None = None, par_bounds: object | None = None, fixed_params: object | None = None, fixed_poi: float | None = None, uncertainties: bool = False, max_eval: int = 0, tolerance: float = 0.0) -> FitResult: ...
 

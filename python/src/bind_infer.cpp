@@ -79,29 +79,47 @@ nb::object array5(const std::array<double, 5>& a) { return to_numpy(std::vector<
 
 nb::object maybe_array(const std::vector<double>& v) { return v.empty() ? nb::object(nb::none()) : to_numpy(v); }
 
+// The minimiser's report as `minimizer`, and its figures also as the result's own attributes (the names Python
+// users had before the report was one object): all of them for a fit, the basin search's for the totals.
+template <class Result>
+void bind_minimizer_report(nb::class_<Result>& c, bool fit) {
+    c.def_ro("minimizer", &Result::minimizer)
+        .def_prop_ro("basin_candidates", [](const Result& r) { return r.minimizer.basin_candidates; },
+                     "Other starting points the basin search descended from (0 where the model cannot be "
+                     "multimodal).")
+        .def_prop_ro("other_basin", [](const Result& r) { return r.minimizer.other_basin; },
+                     "The minimum came from another basin than the descent from the start's.");
+    if (!fit) return;
+    c.def_prop_ro("n_eval", [](const Result& r) { return r.minimizer.n_eval; })
+        .def_prop_ro("edm", [](const Result& r) { return r.minimizer.edm; })
+        .def_prop_ro("max_projected_gradient", [](const Result& r) { return r.minimizer.max_projected_gradient; });
+}
+
 void bind_results(nb::module_& m) {
-    nb::class_<inf::FitResult>(m, "FitResult", "One fit: best-fit point, -2 log L, convergence and why.")
+    nb::class_<inf::MinimizerReport>(m, "MinimizerReport",
+                                     "How the minimiser reached a minimum (a fit's, or the totals over a test's fits).")
+        .def_ro("n_eval", &inf::MinimizerReport::n_eval)
+        .def_ro("edm", &inf::MinimizerReport::edm)
+        .def_ro("max_projected_gradient", &inf::MinimizerReport::max_projected_gradient)
+        .def_ro("basin_candidates", &inf::MinimizerReport::basin_candidates)
+        .def_ro("other_basin", &inf::MinimizerReport::other_basin);
+
+    auto fit = nb::class_<inf::FitResult>(m, "FitResult", "One fit: best-fit point, -2 log L, convergence and why.")
         .def_prop_ro("bestfit", [](const inf::FitResult& r) { return to_numpy(r.bestfit); })
         .def_ro("twice_nll", &inf::FitResult::twice_nll)
         .def_ro("converged", &inf::FitResult::converged)
         .def_ro("reason", &inf::FitResult::reason)
         .def_ro("algorithm", &inf::FitResult::algorithm)
-        .def_ro("n_eval", &inf::FitResult::n_eval)
-        .def_ro("edm", &inf::FitResult::edm)
-        .def_ro("max_projected_gradient", &inf::FitResult::max_projected_gradient)
         .def_prop_ro("uncertainties", [](const inf::FitResult& r) { return maybe_array(r.uncertainties); })
         .def_prop_ro("correlations", [](const inf::FitResult& r) -> nb::object {
             if (r.correlations.empty()) return nb::none();
             const auto n = static_cast<std::int64_t>(r.bestfit.size());
             return to_numpy(r.correlations, n, n);
         })
-        .def_ro("hessian_ok", &inf::FitResult::hessian_ok)
-        .def_ro("basin_candidates", &inf::FitResult::basin_candidates,
-                "Other starting points the basin search descended from (0 where the model cannot be multimodal).")
-        .def_ro("other_basin", &inf::FitResult::other_basin,
-                "The minimum came from another basin than the descent from the start's.");
+        .def_ro("hessian_ok", &inf::FitResult::hessian_ok);
+    bind_minimizer_report(fit, true);
 
-    nb::class_<inf::HypotestResult>(m, "HypotestResult", "One hypothesis test (CLs or p0) with its fits.")
+    auto hypotest = nb::class_<inf::HypotestResult>(m, "HypotestResult", "One hypothesis test (CLs or p0) with its fits.")
         .def_ro("obs", &inf::HypotestResult::obs)
         .def_prop_ro("exp", [](const inf::HypotestResult& r) { return array5(r.exp); })
         .def_ro("CLs_obs", &inf::HypotestResult::CLs_obs)
@@ -120,25 +138,23 @@ void bind_results(nb::module_& m) {
         .def_prop_ro("fixed_poi_fit_to_asimov", [](const inf::HypotestResult& r) { return maybe_array(r.fixed_poi_fit_to_asimov); })
         .def_ro("twice_nll_free", &inf::HypotestResult::twice_nll_free)
         .def_ro("converged", &inf::HypotestResult::converged)
-        .def_ro("basin_candidates", &inf::HypotestResult::basin_candidates)
-        .def_ro("other_basin", &inf::HypotestResult::other_basin)
         .def_ro("warnings", &inf::HypotestResult::warnings)
         .def_prop_ro("sb_teststats", [](const inf::HypotestResult& r) { return to_numpy(r.sb_teststats); })
         .def_prop_ro("b_teststats", [](const inf::HypotestResult& r) { return to_numpy(r.b_teststats); })
         .def_ro("toy_fits_batched", &inf::HypotestResult::toy_fits_batched)
         .def_ro("toy_fits_fallback", &inf::HypotestResult::toy_fits_fallback)
         .def_ro("toy_fits_failed", &inf::HypotestResult::toy_fits_failed);
+    bind_minimizer_report(hypotest, false);
 
-    nb::class_<inf::UpperLimitResult>(m, "UpperLimitResult", "Observed and expected upper limits and the hypotests run.")
+    auto limit = nb::class_<inf::UpperLimitResult>(m, "UpperLimitResult", "Observed and expected upper limits and the hypotests run.")
         .def_ro("obs", &inf::UpperLimitResult::obs)
         .def_prop_ro("exp", [](const inf::UpperLimitResult& r) { return array5(r.exp); })
         .def_ro("scanned", &inf::UpperLimitResult::scanned)
         .def_ro("results", &inf::UpperLimitResult::results)
         .def_ro("converged", &inf::UpperLimitResult::converged)
-        .def_ro("basin_candidates", &inf::UpperLimitResult::basin_candidates)
-        .def_ro("other_basin", &inf::UpperLimitResult::other_basin)
         .def_ro("bracket", &inf::UpperLimitResult::bracket)
         .def_ro("poi_bounds_used", &inf::UpperLimitResult::poi_bounds_used);
+    bind_minimizer_report(limit, false);
 }
 
 inf::HypotestOptions hypotest_options(const hf::Model& m, nb::handle init, nb::handle bounds, nb::handle fixed,

@@ -4,6 +4,7 @@
 #include <hfcore/bound_likelihood.hpp>
 #include <hfcore/errors.hpp>
 #include <hfcore/infer.hpp>
+#include <hfcore/infer_advanced.hpp>
 #include <hfcore/json.hpp>
 #include <hfcore/loader.hpp>
 #include <hfcore/model.hpp>

@@ -8,6 +8,7 @@
 #include "hfcore/backend.hpp"
 #include "infer/minimize/problem.hpp"
 #include "infer/minimize/batch_fit.hpp"
+#include "model/multimodal.hpp"
 #include "infer_support.hpp"
 
 using namespace hf;
@@ -27,9 +28,7 @@ Toys toys_and_descents(std::int64_t K, std::uint64_t seed) {
     auto truth = t.c.model->suggested_init();
     truth[t.c.model->poi_index()] = 0.0;
     t.data = infer::sample_toys(*t.c.model, truth, 0, K, seed, 0);
-    infer::FitOptions o;
-    o.start = truth;
-    t.from_truth = infer::batch_fit(*t.c.model, t.data, {}, o);
+    t.from_truth = infer::detail::batch_fit(*t.c.model, t.data, {}, {}, truth);
     t.from_init = infer::batch_fit(*t.c.model, t.data, {}, {});
     return t;
 }
@@ -42,7 +41,7 @@ TEST(BatchFitKnown, LosesNoMinimumOfTheFullDescent) {
     HF_REQUIRE_SHARED();
     const std::int64_t K = 64;
     Toys d = toys_and_descents(K, 11);
-    auto early = infer::detail::batch_fit_known(*d.c.model, d.data, {}, {}, d.from_truth);
+    auto early = infer::detail::batch_fit_known(*d.c.model, d.data, {}, {}, {}, d.from_truth);
     int returned_known = 0;
     for (std::int64_t k = 0; k < K; ++k) {
         ASSERT_TRUE(d.from_truth.converged[k] && d.from_init.converged[k] && early.converged[k]) << "toy " << k;
@@ -71,9 +70,9 @@ TEST(BatchFitKnown, IgnoresAKnownMinimumAboveTheDescent) {
     // their own curvature (batch_fit.cpp, kOwnCurvatureAt), so they differ from batch_fit's first descents.
     infer::BatchFitResult none = d.from_truth;
     std::fill(none.converged.begin(), none.converged.end(), 0);
-    const auto alone = infer::detail::batch_fit_known(model, d.data, {}, {}, none);
+    const auto alone = infer::detail::batch_fit_known(model, d.data, {}, {}, {}, none);
     for (const auto* known : {&higher, &elsewhere}) {
-        auto early = infer::detail::batch_fit_known(model, d.data, {}, {}, *known);
+        auto early = infer::detail::batch_fit_known(model, d.data, {}, {}, {}, *known);
         for (std::int64_t k = 0; k < K; ++k) {
             ASSERT_TRUE(alone.converged[k]) << "toy " << k;
             EXPECT_EQ(early.twice_nll[k], alone.twice_nll[k]) << "toy " << k;
@@ -95,7 +94,7 @@ TEST(BatchFitKnown, ReachesFartherOnlyFromAMinimumInsideItsBounds) {
     const std::int64_t np = model.n_pars();
     const infer::FitConfig cfg = infer::FitConfig{}.resolved(model);
     const infer::detail::Problem p = infer::detail::make_problem(model, Tensor(), cfg);
-    const auto& multimodal = model.multimodal_parameters();
+    const auto& multimodal = hf::multimodal_parameters(model);
     // the first normal-constrained parameter that is not multimodal
     std::size_t moved = p.free.size();
     for (std::size_t i = 0; i < p.free.size() && moved == p.free.size(); ++i) {
@@ -108,7 +107,7 @@ TEST(BatchFitKnown, ReachesFartherOnlyFromAMinimumInsideItsBounds) {
     const auto j = static_cast<std::int64_t>(p.free[moved]);
     infer::BatchFitResult known = d.from_truth;
     for (std::int64_t k = 0; k < K; ++k) known.bestfit[k * np + j] += 0.2 * p.scale[moved];
-    const auto early = infer::detail::batch_fit_known(model, d.data, cfg, {}, known);
+    const auto early = infer::detail::batch_fit_known(model, d.data, cfg, {}, {}, known);
     int at_bound = 0, at_bound_returned = 0, inside = 0, inside_returned = 0;
     for (std::int64_t k = 0; k < K; ++k) {
         ASSERT_TRUE(early.converged[k]) << "toy " << k;

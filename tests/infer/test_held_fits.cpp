@@ -14,6 +14,7 @@
 #include <string>
 
 #include "hfcore/diagnostics.hpp"
+#include "infer/fit_from.hpp"
 #include "infer_support.hpp"
 
 namespace hf::test {
@@ -68,10 +69,8 @@ Reference held_minimum(const Model& m, const BoundLikelihood& data, const infer:
     Reference best;
     for (auto s : starts) {
         for (const auto& [i, v] : held) s[i] = v;
-        infer::FitOptions fo;
-        fo.start = s;
         try {
-            const auto r = infer::fit(m, data, c, fo);
+            const auto r = infer::detail::fit_from(m, data, c, {}, s);
             if (r.converged && r.twice_nll < best.twice_nll) best = {r.twice_nll, r.bestfit};
         } catch (const Error&) {
             // a start where the likelihood is not finite (moved far along a scan): the other starts remain

@@ -204,7 +204,7 @@ TEST(RandomWorkspaces, MinimaAndLogpdfAgreeWithPyhfAndClsWhereMinimaAgree) {
             EXPECT_TRUE(r.converged) << k << ": " << r.reason;
             EXPECT_NEAR(nll(r.bestfit, l.data), r.twice_nll, 1e-9 * std::max(1.0, std::abs(r.twice_nll))) << k;
             check_minimum(k, r.twice_nll, r.bestfit, k + " fit");
-            n_moved += r.other_basin;
+            n_moved += r.minimizer.other_basin;
         }
         // The hypotest and its five fits. The three fits to the observed data inside it: CLs compared where all
         // three are pyhf's (the Asimov data then come from the same minimum).

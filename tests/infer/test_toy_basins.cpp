@@ -29,11 +29,9 @@ Counts compare(const Case& c, const infer::FitConfig& cfg, double mu_truth, std:
     auto truth = m.suggested_init();
     truth[m.poi_index()] = mu_truth;
     const Tensor data = infer::sample_toys(m, truth, 0, K, seed, 0);
-    infer::FitOptions o;
-    o.start = truth;
     // The two starts of toys.cpp: the truth, and the init with an early stop at the truth's minimum.
-    infer::BatchFitResult before = infer::batch_fit(m, data, cfg, o);
-    const infer::BatchFitResult from_init = infer::detail::batch_fit_known(m, data, cfg, {}, before);
+    infer::BatchFitResult before = infer::detail::batch_fit(m, data, cfg, {}, truth);
+    const infer::BatchFitResult from_init = infer::detail::batch_fit_known(m, data, cfg, {}, {}, before);
     for (std::int64_t k = 0; k < K; ++k) {
         if (!from_init.converged[k] || (before.converged[k] && !(from_init.twice_nll[k] < before.twice_nll[k])))
             continue;
@@ -43,7 +41,7 @@ Counts compare(const Case& c, const infer::FitConfig& cfg, double mu_truth, std:
         std::copy_n(from_init.bestfit.begin() + k * np, np, before.bestfit.begin() + k * np);
     }
     infer::BatchFitResult after = before;
-    infer::detail::search_toy_basins(m, data, cfg, o, after);
+    infer::detail::search_toy_basins(m, data, cfg, {}, truth, after);
     infer::FitOptions single;
     single.other_starts = {truth};
     Counts n;

@@ -6,7 +6,9 @@
 #include <numeric>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "hfcore/plugin/likelihood.hpp"
+#include "infer/minimize/batch_fit.hpp"
 #include "infer_support.hpp"
 
 namespace hf::test {
@@ -142,15 +144,13 @@ TEST(Toys, BatchFitGroupsGiveEveryToyItsOwnFit) {
     auto truth = c.model->suggested_init();
     truth[c.model->poi_index()] = 0.0;
     Tensor toys = infer::sample_toys(*c.model, truth, 0, K, 3, 0);
-    infer::FitOptions from_truth;
-    from_truth.start = truth;
     auto& be = *c.model->backend();
-    for (const infer::FitOptions& o : {infer::FitOptions{}, from_truth}) {
-        auto all = infer::batch_fit(*c.model, toys, {}, o);
+    for (const std::vector<double>& start : {std::vector<double>{}, truth}) {
+        auto all = infer::detail::batch_fit(*c.model, toys, {}, {}, start);
         int converged = 0;
         for (std::int64_t k = 0; k < K; ++k) {
             Tensor row = be.gather(toys, be.from_host_index({k}), 0);
-            auto one = infer::batch_fit(*c.model, row, {}, o);
+            auto one = infer::detail::batch_fit(*c.model, row, {}, {}, start);
             ASSERT_EQ(all.converged[k], one.converged[0]) << "toy " << k;
             ASSERT_EQ(all.twice_nll[k], one.twice_nll[0]) << "toy " << k;
             for (std::int64_t i = 0; i < np; ++i) ASSERT_EQ(all.bestfit[k * np + i], one.bestfit[i]) << "toy " << k;
@@ -170,9 +170,7 @@ TEST(Toys, BatchFitMatchesSingleFitsWithThePoiAtItsBound) {
         truth[poi] = 0.0;
         Tensor toys = infer::sample_toys(*c.model, truth, 0, K, 5, 1);
         auto batch = infer::batch_fit(*c.model, toys);
-        infer::FitOptions from_truth;
-        from_truth.start = truth;
-        auto batch_truth = infer::batch_fit(*c.model, toys, {}, from_truth);
+        auto batch_truth = infer::detail::batch_fit(*c.model, toys, {}, {}, truth);
         auto th = host(toys);
         int at_bound = 0, below_single = 0;
         for (std::int64_t k = 0; k < K; ++k) {

@@ -259,3 +259,20 @@ def test_fit_result_reports_the_basin_search():
     _, fun, res = hfcore.infer.mle.fixed_poi_fit(0.0, data, model, return_fitted_val=True, return_result_obj=True)
     assert res.basin_candidates > 0 and isinstance(res.other_basin, bool)
     assert float(fun) <= rec["fits"]["mu0"]["twice_nll"] + 1e-6
+
+
+def test_minimizer_report_and_its_old_attributes():
+    """The engine's results carry the minimiser's report as `minimizer`, and its figures stay attributes of the
+    result itself; a hypotest's report totals its fits (the free fit to the data is one of them)."""
+    from hfcore import _core
+
+    model, data, _ = model_and_data("2bin_2channel_coupledhistosys")
+    r = _core.fit(model, data)
+    report = r.minimizer
+    assert isinstance(report, _core.MinimizerReport)
+    for name in ("n_eval", "edm", "max_projected_gradient", "basin_candidates", "other_basin"):
+        assert getattr(r, name) == getattr(report, name)
+    assert report.n_eval > 0 and report.basin_candidates > 0
+    h = _core.hypotest(1.0, model, data)
+    assert (h.basin_candidates, h.other_basin) == (h.minimizer.basin_candidates, h.minimizer.other_basin)
+    assert h.minimizer.n_eval > report.n_eval > 0 and h.minimizer.basin_candidates >= report.basin_candidates

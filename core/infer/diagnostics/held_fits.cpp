@@ -10,6 +10,7 @@
 #include "hfcore/backend.hpp"
 #include "hfcore/executor.hpp"
 #include "hfcore/observed_data.hpp"
+#include "infer/fit_from.hpp"
 #include "infer/minimize/basin_search.hpp"
 #include "infer/minimize/dense.hpp"
 #include "infer/minimize/descent.hpp"
@@ -28,8 +29,8 @@ HeldFits::HeldFits(const Model& model, const std::vector<double>& data, const Di
     } else {
         FitOptions fo = options.fit;
         fo.uncertainties = true;
-        if (free_fit) fo.start = free_fit->bestfit;
-        set_free_fit(fit(model, data_t_, config_, fo));
+        const std::vector<double> start = free_fit ? free_fit->bestfit : std::vector<double>{};
+        set_free_fit(detail::fit_from(model, data_t_, config_, fo, start));
     }
 }
 
@@ -275,16 +276,16 @@ void HeldFits::run_single(const Model& model, int threads, const std::vector<Hel
             const FitConfig c = held_config(pr.held);
             FitOptions fo = options_.fit;
             fo.uncertainties = false;
-            fo.start = pr.start;
+            std::vector<double> start = pr.start;
             // A start moved along the covariance can leave the region where the likelihood exists (negative
             // yields far out on a scan): the free fit's minimum with the held values is the start then.
             if (!std::isfinite(m.logpdf(pr.start, data_))) {
-                fo.start = free_.bestfit;
-                for (const auto& [i, v] : pr.held) fo.start[static_cast<std::size_t>(i)] = v;
+                start = free_.bestfit;
+                for (const auto& [i, v] : pr.held) start[static_cast<std::size_t>(i)] = v;
             }
             if (!batch_end.empty()) fo.other_starts.push_back(batch_end);
             fo.other_starts.push_back(free_with(pr.held));
-            FitResult r = fit(m, data_, c, fo);
+            FitResult r = detail::fit_from(m, data_, c, fo, start);
             o.bestfit = std::move(r.bestfit);
             o.twice_nll = r.twice_nll;
             o.converged = r.converged;
@@ -315,8 +316,7 @@ bool HeldFits::free_fit_improved(const std::vector<HeldFit>& outcomes) {
     if (!lowest || !(lowest->twice_nll < free_.twice_nll - margin)) return false;
     FitOptions fo = options_.fit;
     fo.uncertainties = true;
-    fo.start = lowest->bestfit;
-    FitResult r = fit(model_, data_t_, config_, fo);
+    FitResult r = detail::fit_from(model_, data_t_, config_, fo, lowest->bestfit);
     if (!(r.twice_nll < free_.twice_nll)) return false;
     set_free_fit(std::move(r));
     ++restarts;

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "hfcore/backend.hpp"
+#include "model/multimodal.hpp"
 
 namespace hf::infer::detail {
 
@@ -155,7 +156,7 @@ bool settled_at(const Problem& p, const std::vector<double>& y, double pg_max, c
 
 std::vector<std::size_t> multimodal_free(const Model& model, const Problem& p) {
     std::vector<std::size_t> out;
-    const auto& mm = model.multimodal_parameters();
+    const auto& mm = hf::multimodal_parameters(model);
     for (std::size_t a = 0; a < p.nfree(); ++a)
         if (std::binary_search(mm.begin(), mm.end(), static_cast<std::int64_t>(p.free[a]))) out.push_back(a);
     return out;
@@ -183,7 +184,7 @@ std::vector<std::size_t> can_turn_over(const Model& model, const Problem& p, con
 }  // namespace
 
 bool can_be_multimodal(const Model& model, const std::vector<bool>& fixed) {
-    for (std::int64_t i : model.multimodal_parameters())
+    for (std::int64_t i : hf::multimodal_parameters(model))
         if (static_cast<std::size_t>(i) < fixed.size() && !fixed[i]) return true;
     return false;
 }

@@ -1,6 +1,6 @@
 // The global part of every fit: after the local minimum, descents from starts in the other basins of the model's
-// multimodal parameters (Model::multimodal_parameters) and from given points (the minima of the other fits of a
-// hypotest), keeping the lowest minimum.
+// multimodal parameters (multimodal_parameters, core/model/multimodal.hpp) and from given points (the minima of
+// the other fits of a hypotest), keeping the lowest minimum.
 #pragma once
 
 #include <vector>

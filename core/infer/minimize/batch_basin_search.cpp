@@ -67,7 +67,7 @@ std::vector<std::vector<std::size_t>> candidates(const Model& model, const std::
 }  // namespace
 
 void search_toy_basins(const Model& model, const Tensor& data_kn, const FitConfig& config, const FitOptions& options,
-                       BatchFitResult& fits) {
+                       const std::vector<double>& start, BatchFitResult& fits) {
     const FitConfig cfg = config.resolved(model);
     const Problem p = make_problem(model, Tensor(), cfg);
     const std::vector<std::size_t> multimodal = multimodal_free(model, p);
@@ -124,7 +124,7 @@ void search_toy_basins(const Model& model, const Tensor& data_kn, const FitConfi
             known.twice_nll[j] = fits.twice_nll[k];
         }
         const Tensor d = be.gather(data_kn, be.from_host_index(owner), 0);
-        const BatchFitResult r = batch_fit_known_from(model, d, cfg, options, starts, known, back);
+        const BatchFitResult r = batch_fit_known_from(model, d, cfg, options, start, starts, known, back);
         for (std::size_t j = 0; j < S; ++j) {
             const auto k = static_cast<std::size_t>(owner[j]);
             if (!r.converged[j] || !(r.twice_nll[j] < fits.twice_nll[k] - kLower)) continue;

@@ -567,8 +567,9 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
 }
 
 BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const FitConfig& config,
-                             const FitOptions& options, const std::vector<double>* starts,
-                             const BatchFitResult* known = nullptr, const detail::BasinReturn* back = nullptr) {
+                             const FitOptions& options, const std::vector<double>& start,
+                             const std::vector<double>* starts, const BatchFitResult* known = nullptr,
+                             const detail::BasinReturn* back = nullptr) {
     const FitConfig cfg = config.resolved(model);
     if (data_kn.ndim() != 2 || data_kn.dim(1) != model.n_main() + model.n_aux())
         throw ShapeError("batch_fit: data must be [K, " + std::to_string(model.n_main() + model.n_aux()) +
@@ -586,14 +587,14 @@ BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const Fi
     out.twice_nll.assign(static_cast<std::size_t>(K), 0.0);
     out.converged.assign(static_cast<std::size_t>(K), false);
 
-    // Every problem starts at the init, or at options.start (the same point for all), or at its own start.
+    // Every problem starts at the init, or at `start` (the same point for all), or at its own start.
     std::vector<double> y0(nf, 0.0);
-    if (!options.start.empty()) {
-        if (static_cast<std::int64_t>(options.start.size()) != np)
-            throw InputError("batch_fit", "start", std::to_string(options.start.size()) +
+    if (!start.empty()) {
+        if (static_cast<std::int64_t>(start.size()) != np)
+            throw InputError("batch_fit", "start", std::to_string(start.size()) +
                                                        " start values, the model has " + std::to_string(np) +
                                                        " parameters");
-        y0 = p.to_y(options.start);
+        y0 = p.to_y(start);
         for (std::size_t i = 0; i < nf; ++i) y0[i] = std::clamp(y0[i], p.lo[i], p.hi[i]);
     }
     if (starts && static_cast<std::int64_t>(starts->size()) != K * np)
@@ -621,30 +622,38 @@ BatchFitResult run_batch_fit(const Model& model, const Tensor& data_kn, const Fi
 
 BatchFitResult batch_fit(const Model& model, const Tensor& data_kn, const FitConfig& config,
                          const FitOptions& options) {
-    return run_batch_fit(model, data_kn, config, options, nullptr);
+    return run_batch_fit(model, data_kn, config, options, {}, nullptr);
+}
+
+BatchFitResult detail::batch_fit(const Model& model, const Tensor& data_kn, const FitConfig& config,
+                                 const FitOptions& options, const std::vector<double>& start) {
+    return run_batch_fit(model, data_kn, config, options, start, nullptr);
 }
 
 BatchFitResult detail::batch_fit_from(const Model& model, const Tensor& data_kn, const FitConfig& config,
-                                      const FitOptions& options, const std::vector<double>& starts) {
-    return run_batch_fit(model, data_kn, config, options, &starts);
+                                      const FitOptions& options, const std::vector<double>& start,
+                                      const std::vector<double>& starts) {
+    return run_batch_fit(model, data_kn, config, options, start, &starts);
 }
 
 BatchFitResult detail::batch_fit_known(const Model& model, const Tensor& data_kn, const FitConfig& config,
-                                       const FitOptions& options, const BatchFitResult& known) {
+                                       const FitOptions& options, const std::vector<double>& start,
+                                       const BatchFitResult& known) {
     if (static_cast<std::int64_t>(known.twice_nll.size()) != data_kn.dim(0))
         throw ShapeError("batch_fit: " + std::to_string(known.twice_nll.size()) + " known minima for " +
                          std::to_string(data_kn.dim(0)) + " problems");
-    return run_batch_fit(model, data_kn, config, options, nullptr, &known);
+    return run_batch_fit(model, data_kn, config, options, start, nullptr, &known);
 }
 
 BatchFitResult detail::batch_fit_known_from(const Model& model, const Tensor& data_kn, const FitConfig& config,
-                                            const FitOptions& options, const std::vector<double>& starts,
-                                            const BatchFitResult& known, const BasinReturn& back) {
+                                            const FitOptions& options, const std::vector<double>& start,
+                                            const std::vector<double>& starts, const BatchFitResult& known,
+                                            const BasinReturn& back) {
     if (static_cast<std::int64_t>(known.twice_nll.size()) != data_kn.dim(0) ||
         static_cast<std::int64_t>(back.moved.size()) != data_kn.dim(0))
         throw ShapeError("batch_fit: " + std::to_string(known.twice_nll.size()) + " known minima for " +
                          std::to_string(data_kn.dim(0)) + " problems");
-    return run_batch_fit(model, data_kn, config, options, &starts, &known, &back);
+    return run_batch_fit(model, data_kn, config, options, start, &starts, &known, &back);
 }
 
 }  // namespace hf::infer

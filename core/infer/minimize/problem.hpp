@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hfcore/infer.hpp"
+#include "hfcore/infer_advanced.hpp"
 
 namespace hf::infer::detail {
 
