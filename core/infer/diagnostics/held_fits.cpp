@@ -13,7 +13,6 @@
 #include "infer/minimize/basin_search.hpp"
 #include "infer/minimize/dense.hpp"
 #include "infer/minimize/descent.hpp"
-#include "infer/minimize/lockstep.hpp"
 
 namespace hf::infer::detail {
 
@@ -223,51 +222,11 @@ void HeldFits::finish_all(const Model& model, const BoundLikelihood& data_t, int
     // Each worker's data bound once, on its own model.
     std::vector<BoundLikelihood> bound;
     for (int t = 1; t < nthreads; ++t) bound.push_back(workers_[static_cast<std::size_t>(t - 1)]->bind(data_));
-    auto model_of = [&](int t) -> const Model& { return t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)]; };
-    auto data_of = [&](int t) -> const BoundLikelihood& { return t == 0 ? data_t : bound[static_cast<std::size_t>(t - 1)]; };
-    std::vector<HeldMinimum> polished(probs.size());
-    std::vector<char> ready(probs.size(), 0);
     run::for_each_index(runs.size(), nthreads, [&](std::size_t r, int t) {
+        const Model& m = t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)];
+        const BoundLikelihood& d = t == 0 ? data_t : bound[static_cast<std::size_t>(t - 1)];
         const auto hints = make_hessian_hints();
-        for (std::size_t k : runs[r])
-            ready[k] = polish_batched(model_of(t), data_of(t), probs[k], sol[k], hints.get(), polished[k]);
-    });
-    // The basin search of the polished problems, kSearchChunk at a time in lockstep (lockstep.hpp: the single
-    // search of each, its evaluations batched with the others'), each chunk on the model of the thread that takes
-    // it.
-    constexpr std::size_t kSearchChunk = 128;
-    std::vector<std::vector<std::size_t>> chunks;
-    for (std::size_t k = 0; k < probs.size(); ++k) {
-        if (!ready[k]) continue;
-        if (chunks.empty() || chunks.back().size() >= kSearchChunk) chunks.emplace_back();
-        chunks.back().push_back(k);
-    }
-    const bool search = options_.fit.basin_search && options_.fit.polish;
-    const double tol = options_.fit.tolerance > 0 ? options_.fit.tolerance : default_tolerance(model);
-    run::for_each_index(chunks.size(), std::min(nthreads, static_cast<int>(chunks.size())), [&](std::size_t c, int t) {
-        const Model& m = model_of(t);
-        const BoundLikelihood& d = data_of(t);
-        for (std::size_t k : chunks[c]) {
-            // On this thread's model (the polish may have run on another's), at the polish's cost.
-            const std::int64_t cost = polished[k].hp.n_eval;
-            polished[k].hp = make_problem(m, d, held_config(probs[k].held));
-            polished[k].hp.n_eval = cost;
-        }
-        if (search) {
-            Lockstep lockstep(m, d);
-            std::vector<std::function<void()>> tasks;
-            for (std::size_t k : chunks[c]) {
-                HeldMinimum& h = polished[k];
-                if (h.hp.nfree() == 0) continue;
-                tasks.push_back([&h, &lockstep, &m, tol] {
-                    h.hp.lockstep = &lockstep;
-                    h.search = search_basins(m, h.hp, h.y, h.f, h.newton, tol, h.given);
-                    h.hp.lockstep = nullptr;
-                });
-            }
-            lockstep.run(tasks);
-        }
-        for (std::size_t k : chunks[c]) finished[k] = report_batched(probs[k], sol[k], polished[k], out[k]);
+        for (std::size_t k : runs[r]) finished[k] = finish_batched(m, d, probs[k], sol[k], hints.get(), out[k]);
     });
 }
 
