@@ -16,8 +16,9 @@
 // Bump on any change to the binary layout of Backend, PluginBackend, Tensor, FusedLikelihood, PackedLikelihood
 // or PluginInterface. Moving the kernels from Backend into PluginBackend kept version 1: the data members and
 // the order of the virtual functions (hence the vtable) are what they were. Version 2: FusedLikelihood binds its
-// data (bind, BoundData; logpdf takes the bound data), a new vtable.
-#define HFCORE_PLUGIN_ABI_VERSION 2u
+// data (bind, BoundData; logpdf takes the bound data), a new vtable. Version 3: PluginBackend::k_batched_calls_pay,
+// a virtual function at the end of its vtable (a plugin built against version 2 has no such entry).
+#define HFCORE_PLUGIN_ABI_VERSION 3u
 
 namespace hf {
 
