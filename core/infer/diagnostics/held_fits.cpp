@@ -279,20 +279,18 @@ void HeldFits::finish_all(const Model& model, const BoundLikelihood& data_t, int
             polished[k].hp = make_problem(m, d, held_config(probs[k].held));
             polished[k].hp.n_eval = cost;
         }
-        {
-            Lockstep lockstep(m, d);
-            std::vector<std::function<void()>> tasks;
-            for (std::size_t k : chunks[c]) {
-                HeldMinimum& h = polished[k];
-                if (h.hp.nfree() == 0) continue;
-                tasks.push_back([&h, &lockstep, &m, tol] {
-                    h.hp.lockstep = &lockstep;
-                    h.search = search_basins(m, h.hp, h.y, h.f, h.newton, tol, h.given);
-                    h.hp.lockstep = nullptr;
-                });
-            }
-            lockstep.run(tasks);
+        Lockstep lockstep(m, d);
+        std::vector<std::function<void()>> tasks;
+        for (std::size_t k : chunks[c]) {
+            HeldMinimum& h = polished[k];
+            if (h.hp.nfree() == 0) continue;
+            tasks.push_back([&h, &lockstep, &m, tol] {
+                h.hp.lockstep = &lockstep;
+                h.search = search_basins(m, h.hp, h.y, h.f, h.newton, tol, h.given);
+                h.hp.lockstep = nullptr;
+            });
         }
+        lockstep.run(tasks);
         for (std::size_t k : chunks[c]) finished[k] = report_batched(probs[k], sol[k], polished[k], out[k]);
     });
 }
