@@ -239,8 +239,12 @@ void HeldFits::finish_all(const Model& model, const BoundLikelihood& data_t, int
     // Each worker's data bound once, on its own model.
     std::vector<BoundLikelihood> bound;
     for (int t = 1; t < nthreads; ++t) bound.push_back(workers_[static_cast<std::size_t>(t - 1)]->bind(data_));
-    auto model_of = [&](int t) -> const Model& { return t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)]; };
-    auto data_of = [&](int t) -> const BoundLikelihood& { return t == 0 ? data_t : bound[static_cast<std::size_t>(t - 1)]; };
+    auto model_of = [&](int t) -> const Model& {
+        return t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)];
+    };
+    auto data_of = [&](int t) -> const BoundLikelihood& {
+        return t == 0 ? data_t : bound[static_cast<std::size_t>(t - 1)];
+    };
     std::vector<HeldMinimum> polished(probs.size());
     std::vector<char> ready(probs.size(), 0);
     const bool search = options_.fit.basin_search && options_.fit.polish;
