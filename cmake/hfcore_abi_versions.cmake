@@ -3,4 +3,4 @@
 # under one version request loads the plugins it builds. Add a line when the minor version changes; change a
 # line only while that version is unreleased. Checked at configure time (cmake/hfcore_layout.cmake).
 set(HFCORE_PLUGIN_ABI_OF_0.1 1)
-set(HFCORE_PLUGIN_ABI_OF_0.2 2)  # 2: FusedLikelihood::bind, later input_gradient appended (0.2 is unreleased)
+set(HFCORE_PLUGIN_ABI_OF_0.2 3)  # 2: FusedLikelihood::bind; 3: FusedLikelihood::input_gradient, expected_data_vjp and PluginBackend::k_batched_calls_pay (0.2 is unreleased)

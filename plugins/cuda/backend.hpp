@@ -89,6 +89,9 @@ public:
 protected:
     HFCORE_TIER1_KERNEL_OVERRIDES
     std::unique_ptr<FusedLikelihood> k_compile_likelihood(const PackedLikelihood& packed) override;
+    // Batched calls pay: a call's kernel launches, transfers and synchronisation cost microseconds each,
+    // more than a small model's work per point.
+    bool k_batched_calls_pay() const override { return true; }
 
 public:
     // Pairwise reduction driver shared with the fused likelihood: x [outer, n, inner] -> out [outer, inner].

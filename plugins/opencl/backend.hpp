@@ -94,6 +94,9 @@ public:
 protected:
     HFCORE_TIER1_KERNEL_OVERRIDES
     std::unique_ptr<FusedLikelihood> k_compile_likelihood(const PackedLikelihood& packed) override;
+    // Batched calls pay: an OpenCL call is enqueued, run and read back, and that latency (microseconds on
+    // PoCL, tens on a GPU) is more than a small model's work per point.
+    bool k_batched_calls_pay() const override { return true; }
 
 private:
     struct KernelEntry {

@@ -1,6 +1,7 @@
 // How the diagnostics work, on examples/workspaces/example.json: per-sample yields, definitions of widths and
 // degrees of freedom, batched fixed fits against fits run alone (and on threads), the global-minimum guard,
 // profile intervals against MINOS, and the CLI's JSON keys.
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
@@ -141,6 +142,38 @@ TEST_F(Engine, HeldFitsInBlocksOnThreadsAreTheOneBatchFits) {
     for (std::size_t j = 0; j < p1.points.size(); ++j) {
         EXPECT_EQ(p1.points[j].delta_twice_nll, p3.points[j].delta_twice_nll) << j;
         EXPECT_NEAR(p0.points[j].delta_twice_nll, p1.points[j].delta_twice_nll, 1e-10) << j;
+    }
+}
+
+// The held fits' basin searches in lockstep (HFCORE_HELD_LOCKSTEP=1; the default on backends whose batched calls
+// pay), on threads and in blocks dealt to threads, so that several lockstep schedulers run at once (the TSan
+// pass runs this): the fits of the searches one at a time.
+TEST_F(Engine, LockstepSearchesOnThreadsAreTheSearchesOneAtATime) {
+    auto models = [this](int) -> std::shared_ptr<const Model> {
+        return std::make_shared<Model>(ws_.model_spec(ModelRequest{}), load_backend("cpu"));
+    };
+    infer::RankingOptions threads;
+    threads.threads = 2;
+    infer::RankingOptions blocks;
+    run::ExecutorOptions ex;
+    ex.threads = 3;
+    blocks.held_runner = infer::make_held_fit_runner(models, ex);
+    blocks.held_block = 3;
+    const std::vector<infer::ScanAxis> axes{infer::ScanAxis::linear("mu", 0.0, 3.0, 13)};
+    auto run = [&](const char* lockstep, const infer::RankingOptions& o) {
+        setenv("HFCORE_HELD_LOCKSTEP", lockstep, 1);
+        auto r = std::make_pair(infer::ranking(model_, data_, o), infer::profile_scan(model_, data_, axes, o));
+        unsetenv("HFCORE_HELD_LOCKSTEP");
+        return r;
+    };
+    for (const auto* o : {&threads, &blocks}) {
+        const auto alone = run("0", *o);
+        const auto lockstep = run("1", *o);
+        ASSERT_TRUE(lockstep.first.converged);
+        expect_same_impacts(alone.first, lockstep.first, 0.0);
+        ASSERT_EQ(alone.second.points.size(), lockstep.second.points.size());
+        for (std::size_t j = 0; j < alone.second.points.size(); ++j)
+            EXPECT_EQ(alone.second.points[j].twice_nll, lockstep.second.points[j].twice_nll) << j;
     }
 }
 

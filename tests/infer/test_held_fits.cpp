@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "hfcore/diagnostics.hpp"
@@ -38,13 +40,13 @@ struct Case {
     std::vector<double> data;
 };
 
-Case load(int seed) {
+Case load(int seed, const std::string& backend = "cpu") {
     Case c;
     c.seed = seed;
     const std::string text = generate(seed);
     if (text.empty()) return c;
     c.ws = std::make_unique<Workspace>(Workspace::load_string(text, "random_workspace " + std::to_string(seed)));
-    c.model = std::make_unique<Model>(c.ws->model_spec(ModelRequest{}), load_backend("cpu"));
+    c.model = std::make_unique<Model>(c.ws->model_spec(ModelRequest{}), load_backend(backend));
     c.data = c.model->data_from_observations(c.ws->spec().observations);
     return c;
 }
@@ -277,6 +279,82 @@ TEST(HeldFits, AtOrBelowMinuit) {
     std::printf("[ held fits ] %d held fits against Minuit: %d equal within 1e-5, worst above %.2e\n", n, equal,
                 worst_above);
     EXPECT_GT(n, 50);
+}
+
+// HFCORE_HELD_LOCKSTEP (held_fits.cpp: which path the held fits' basin searches take) set for a scope.
+class ForcedLockstep {
+public:
+    explicit ForcedLockstep(const char* value) {
+        if (const char* old = std::getenv(kName)) old_ = old;
+        setenv(kName, value, 1);
+    }
+    ~ForcedLockstep() {
+        if (old_) setenv(kName, old_->c_str(), 1);
+        else unsetenv(kName);
+    }
+    ForcedLockstep(const ForcedLockstep&) = delete;
+    ForcedLockstep& operator=(const ForcedLockstep&) = delete;
+
+private:
+    static constexpr const char* kName = "HFCORE_HELD_LOCKSTEP";
+    std::optional<std::string> old_;
+};
+
+// The held fits' basin searches in lockstep (lockstep.hpp; the default where the backend says batched calls
+// pay) end where the searches one at a time end, bit for bit: each sees the values it would see alone. Ranking
+// and a profile scan of the POI on random workspaces, on the cpu plugin and on opencl where it is usable; the
+// lockstep must have made fewer likelihood calls (uploads), or it did not run.
+TEST(HeldFits, LockstepSearchesEndWhereSearchesOneAtATimeEnd) {
+    HF_REQUIRE_SHARED();
+    std::vector<std::string> backends{"cpu"};
+    try {
+        load_backend("opencl");
+        backends.push_back("opencl");
+    } catch (const std::exception& e) {
+        std::printf("[ held fits ] lockstep on cpu only: %s\n", e.what());
+    }
+    for (const auto& backend : backends) {
+        for (int seed : {3, 13, 27, 41, 58}) {
+            SCOPED_TRACE(backend + ": random_workspace.py " + std::to_string(seed) + kGeneratorArgs);
+            const Case c = load(seed, backend);
+            ASSERT_TRUE(c.model);
+            const Model& m = *c.model;
+            const std::vector<infer::ScanAxis> axes{infer::ScanAxis::linear(m.par_names()[m.poi_index()], 0, 3, 7)};
+            struct Run {
+                infer::RankingResult ranking;
+                infer::ProfileResult profile;
+                std::uint64_t uploads = 0;
+            };
+            auto run = [&](const char* lockstep) {
+                const ForcedLockstep forced(lockstep);
+                Run r;
+                m.backend()->reset_transfers();
+                r.ranking = infer::ranking(m, c.data);
+                r.profile = infer::profile_scan(m, c.data, axes);
+                r.uploads = m.backend()->transfers().uploads;
+                return r;
+            };
+            const Run alone = run("0"), lockstep = run("1");
+            EXPECT_LT(lockstep.uploads, alone.uploads);
+            ASSERT_EQ(alone.ranking.ranking.size(), lockstep.ranking.ranking.size());
+            for (std::size_t j = 0; j < alone.ranking.ranking.size(); ++j) {
+                const auto &a = alone.ranking.ranking[j], &b = lockstep.ranking.ranking[j];
+                EXPECT_EQ(a.name, b.name);
+                EXPECT_EQ(a.impact_prefit_up, b.impact_prefit_up) << a.name;
+                EXPECT_EQ(a.impact_prefit_down, b.impact_prefit_down) << a.name;
+                EXPECT_EQ(a.impact_postfit_up, b.impact_postfit_up) << a.name;
+                EXPECT_EQ(a.impact_postfit_down, b.impact_postfit_down) << a.name;
+                EXPECT_EQ(a.converged, b.converged) << a.name;
+                EXPECT_EQ(a.reason, b.reason) << a.name;
+            }
+            ASSERT_EQ(alone.profile.points.size(), lockstep.profile.points.size());
+            for (std::size_t j = 0; j < alone.profile.points.size(); ++j) {
+                EXPECT_EQ(alone.profile.points[j].twice_nll, lockstep.profile.points[j].twice_nll) << j;
+                EXPECT_EQ(alone.profile.points[j].bestfit, lockstep.profile.points[j].bestfit) << j;
+                EXPECT_EQ(alone.profile.points[j].converged, lockstep.profile.points[j].converged) << j;
+            }
+        }
+    }
 }
 
 }  // namespace

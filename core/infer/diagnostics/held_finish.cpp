@@ -1,5 +1,7 @@
-// How a held fit that the batch says converged is finished (HeldFits::finish_batched): the single fit's Newton
-// polish and basin search, and the edm on the free fit's curvature that spares the polish its Hessian.
+// How a held fit that the batch says converged is finished (HeldFits::finish_all): the single fit's Newton
+// polish (polish_batched) and basin search (each problem's search_basins, in lockstep with the others':
+// lockstep.hpp), the edm on the free fit's curvature that spares the polish its Hessian, and the outcome's report
+// (report_batched).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,15 +14,18 @@
 
 namespace hf::infer::detail {
 
-bool HeldFits::finish_batched(const Model& model, const BoundLikelihood& data_t, const HeldFitProblem& pr,
-                               const HeldSolution& sol, HessianHints* hints, HeldFit& o) const {
+bool HeldFits::polish_batched(const Model& model, const BoundLikelihood& data_t, const HeldFitProblem& pr,
+                              const HeldSolution& sol, HessianHints* hints, HeldMinimum& h) const {
     const double tol = options_.fit.tolerance > 0 ? options_.fit.tolerance : default_tolerance(model);
-    Problem hp = make_problem(model, data_t, held_config(pr.held));
-    std::vector<double> y = hp.to_y(sol.x);
+    h.hp = make_problem(model, data_t, held_config(pr.held));
+    Problem& hp = h.hp;
+    std::vector<double>& y = h.y;
+    y = hp.to_y(sol.x);
     for (std::size_t a = 0; a < hp.nfree(); ++a) y[a] = std::clamp(y[a], hp.lo[a], hp.hi[a]);
-    double f = 0.0;
-    NewtonOutcome newton;
-    bool by_free_curvature = false;
+    double& f = h.f;
+    NewtonOutcome& newton = h.newton;
+    bool& by_free_curvature = h.by_free_curvature;
+    by_free_curvature = false;
     if (hp.nfree() == 0) {
         newton.converged = true;
         newton.edm = 0.0;
@@ -46,24 +51,30 @@ bool HeldFits::finish_batched(const Model& model, const BoundLikelihood& data_t,
     // The basin search's budget is a multiple of what the local fit cost: here the batch's evaluations of this
     // problem and one Hessian, whether or not the polish needed one.
     hp.n_eval = std::max<std::int64_t>(hp.n_eval, sol.evaluations + static_cast<std::int64_t>(hp.nfree()) + 1);
-    BasinSearch search;
-    if (options_.fit.basin_search && options_.fit.polish && hp.nfree() > 0)
-        search = search_basins(model, hp, y, f, newton, tol, known_starts(pr));
+    h.given = known_starts(pr);
+    return true;
+}
+
+bool HeldFits::report_batched(const HeldFitProblem& pr, const HeldSolution& sol, const HeldMinimum& h,
+                              HeldFit& o) const {
+    const double tol = options_.fit.tolerance > 0 ? options_.fit.tolerance : default_tolerance(*h.hp.model);
     std::vector<double> g, pg;
-    f = hp.nll(y, &g);
+    Problem hp = h.hp;
+    const double f = hp.nll(h.y, &g);
     if (!std::isfinite(f)) return false;
-    project_gradient(y, g, hp.lo, hp.hi, pg);
+    project_gradient(h.y, g, h.hp.lo, h.hp.hi, pg);
     double pg_max = 0.0;
     for (double v : pg) pg_max = std::max(pg_max, std::fabs(v));
-    o.bestfit = hp.to_x(y);
+    o.bestfit = h.hp.to_x(h.y);
     for (const auto& [i, v] : pr.held) o.bestfit[static_cast<std::size_t>(i)] = v;
     o.twice_nll = 2.0 * f;
     o.converged = true;
     o.batched = true;
+    const BasinSearch& search = h.search;
     std::ostringstream os;
     os.precision(3);
     os << "converged (batched, " << sol.iterations << " iterations, then "
-       << (by_free_curvature && !search.moved ? "the free fit's curvature" : "Newton") << "): edm " << newton.edm
+       << (h.by_free_curvature && !search.moved ? "the free fit's curvature" : "Newton") << "): edm " << h.newton.edm
        << " < " << tol
        << ", max projected gradient " << pg_max;
     if (search.candidates > 0)

@@ -3,19 +3,36 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <sstream>
+#include <string>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/plugin/backend.hpp"
 #include "hfcore/executor.hpp"
 #include "hfcore/observed_data.hpp"
 #include "infer/fit_from.hpp"
 #include "infer/minimize/basin_search.hpp"
 #include "infer/minimize/dense.hpp"
 #include "infer/minimize/descent.hpp"
+#include "infer/minimize/lockstep.hpp"
 
 namespace hf::infer::detail {
+
+namespace {
+
+// Whether the held fits' basin searches run in lockstep (lockstep.hpp): where the backend says batched calls pay
+// (a device's latency per call; on the cpu plugin a point costs the same alone or batched, and the lockstep's
+// bookkeeping is not repaid). HFCORE_HELD_LOCKSTEP=1 or =0 forces either path: both give the same fits, bit for
+// bit (the tests compare them, bench/compare_held_batching.py times them).
+bool searches_in_lockstep(const Backend& backend) {
+    if (const char* forced = std::getenv("HFCORE_HELD_LOCKSTEP"); forced && *forced) return std::string(forced) != "0";
+    return batched_calls_pay(backend);
+}
+
+}  // namespace
 
 HeldFits::HeldFits(const Model& model, const std::vector<double>& data, const DiagnosticOptions& options,
                      const FitResult* free_fit)
@@ -223,11 +240,63 @@ void HeldFits::finish_all(const Model& model, const BoundLikelihood& data_t, int
     // Each worker's data bound once, on its own model.
     std::vector<BoundLikelihood> bound;
     for (int t = 1; t < nthreads; ++t) bound.push_back(workers_[static_cast<std::size_t>(t - 1)]->bind(data_));
+    auto model_of = [&](int t) -> const Model& {
+        return t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)];
+    };
+    auto data_of = [&](int t) -> const BoundLikelihood& {
+        return t == 0 ? data_t : bound[static_cast<std::size_t>(t - 1)];
+    };
+    std::vector<HeldMinimum> polished(probs.size());
+    std::vector<char> ready(probs.size(), 0);
+    const bool search = options_.fit.basin_search && options_.fit.polish;
+    const double tol = options_.fit.tolerance > 0 ? options_.fit.tolerance : default_tolerance(model);
+    const bool in_lockstep = search && searches_in_lockstep(*model.backend());
     run::for_each_index(runs.size(), nthreads, [&](std::size_t r, int t) {
-        const Model& m = t == 0 ? model : *workers_[static_cast<std::size_t>(t - 1)];
-        const BoundLikelihood& d = t == 0 ? data_t : bound[static_cast<std::size_t>(t - 1)];
         const auto hints = make_hessian_hints();
-        for (std::size_t k : runs[r]) finished[k] = finish_batched(m, d, probs[k], sol[k], hints.get(), out[k]);
+        for (std::size_t k : runs[r]) {
+            ready[k] = polish_batched(model_of(t), data_of(t), probs[k], sol[k], hints.get(), polished[k]);
+            if (in_lockstep || !ready[k]) continue;
+            // One problem at a time: its search right after its polish, on the same model.
+            HeldMinimum& h = polished[k];
+            if (search && h.hp.nfree() > 0)
+                h.search = search_basins(model_of(t), h.hp, h.y, h.f, h.newton, tol, h.given);
+            finished[k] = report_batched(probs[k], sol[k], h, out[k]);
+            h = HeldMinimum{};
+        }
+    });
+    if (!in_lockstep) return;
+    // The basin search of the polished problems, kSearchChunk at a time in lockstep (lockstep.hpp: the single
+    // search of each, its evaluations batched with the others'), each chunk on the model of the thread that takes
+    // it.
+    constexpr std::size_t kSearchChunk = 128;
+    std::vector<std::vector<std::size_t>> chunks;
+    for (std::size_t k = 0; k < probs.size(); ++k) {
+        if (!ready[k]) continue;
+        if (chunks.empty() || chunks.back().size() >= kSearchChunk) chunks.emplace_back();
+        chunks.back().push_back(k);
+    }
+    run::for_each_index(chunks.size(), std::min(nthreads, static_cast<int>(chunks.size())), [&](std::size_t c, int t) {
+        const Model& m = model_of(t);
+        const BoundLikelihood& d = data_of(t);
+        for (std::size_t k : chunks[c]) {
+            // On this thread's model (the polish may have run on another's), at the polish's cost.
+            const std::int64_t cost = polished[k].hp.n_eval;
+            polished[k].hp = make_problem(m, d, held_config(probs[k].held));
+            polished[k].hp.n_eval = cost;
+        }
+        Lockstep lockstep(m, d);
+        std::vector<std::function<void()>> tasks;
+        for (std::size_t k : chunks[c]) {
+            HeldMinimum& h = polished[k];
+            if (h.hp.nfree() == 0) continue;
+            tasks.push_back([&h, &lockstep, &m, tol] {
+                h.hp.lockstep = &lockstep;
+                h.search = search_basins(m, h.hp, h.y, h.f, h.newton, tol, h.given);
+                h.hp.lockstep = nullptr;
+            });
+        }
+        lockstep.run(tasks);
+        for (std::size_t k : chunks[c]) finished[k] = report_batched(probs[k], sol[k], polished[k], out[k]);
     });
 }
 

@@ -13,6 +13,7 @@
 
 #include "hfcore/diagnostics.hpp"
 #include "infer/diagnostics/parameter_lookup.hpp"
+#include "infer/minimize/basin_search.hpp"
 #include "infer/minimize/held_batch.hpp"
 #include "infer/minimize/problem.hpp"
 
@@ -25,6 +26,18 @@ struct HeldFitProblem {
     std::vector<double> start;  // all parameters; empty = the linear prediction from the free fit
 };
 
+
+// A held fit the batch says converged, polished to its local minimum (HeldFits::polish_batched), then searched
+// for other basins as a single fit is (search_basins from y, f and newton, which it replaces by a lower minimum).
+struct HeldMinimum {
+    Problem hp;  // the held fit's own problem: the held parameters fixed; n_eval the local fit's cost
+    std::vector<double> y;
+    double f = 0.0;
+    NewtonOutcome newton;
+    bool by_free_curvature = false;          // converged on the free fit's curvature, without a Hessian
+    std::vector<std::vector<double>> given;  // the search's given starts (known_starts)
+    BasinSearch search;
+};
 
 class HeldFits {
 public:
@@ -73,19 +86,24 @@ private:
     // The configuration of a fit with `held` at their values: the resolved one with those parameters fixed
     // (FitConfig::fixed) at their values.
     FitConfig held_config(const HeldValues& held) const;
-    // A problem the batch says converged at `x`, finished as a single fit finishes: the Newton polish that
-    // decides convergence (exact gradient projected on the bounds, finite-difference Hessian; `hints` are the
-    // Hessians of this batch's other problems), then the single fit's basin search. False (and `o` untouched)
-    // when the polish does not converge there: the problem is refitted alone.
-    bool finish_batched(const Model& model, const BoundLikelihood& data_t, const HeldFitProblem& pr,
-                        const HeldSolution& sol, HessianHints* hints, HeldFit& o) const;
+    // A problem the batch says converged at `x`, finished as a single fit finishes, in two steps. First the
+    // Newton polish that decides convergence (exact gradient projected on the bounds, finite-difference Hessian;
+    // `hints` are the Hessians of this batch's other problems) into h, ready for the basin search (its given
+    // starts); false when the polish does not converge there: the problem is refitted alone. Then, after the
+    // basin search (search_basins, alone or in lockstep with the others'), the outcome and its reason into `o`
+    // (false, and `o` untouched, where the likelihood is not finite at the minimum).
+    bool polish_batched(const Model& model, const BoundLikelihood& data_t, const HeldFitProblem& pr,
+                        const HeldSolution& sol, HessianHints* hints, HeldMinimum& h) const;
+    bool report_batched(const HeldFitProblem& pr, const HeldSolution& sol, const HeldMinimum& h, HeldFit& o) const;
     // The edm of the held problem `hp` at y (exact gradient g) on the free fit's curvature: 0.5 pg.M pg with M the
     // free fit's covariance conditioned on the held and bound-active parameters (the inverse of the free
     // Hessian's block of the others). Infinity where that curvature cannot stand in for the Hessian at y.
     double free_curvature_edm(const Problem& hp, const std::vector<double>& y, const std::vector<double>& g,
                               const HeldValues& held) const;
-    // finish_batched for every problem the batch says converged, on `threads` threads (worker t > 0 on
-    // workers_[t - 1], when `model` is this one's); finished[k] says which were.
+    // Every problem the batch says converged, finished (polish_batched, the basin search, report_batched) on
+    // `threads` threads (worker t > 0 on workers_[t - 1], when `model` is this one's); finished[k] says which were.
+    // The searches run one problem at a time, or in lockstep (lockstep.hpp) where the backend's batched calls pay
+    // (or HFCORE_HELD_LOCKSTEP says so): the same fits either way.
     void finish_all(const Model& model, const BoundLikelihood& data_t, int threads,
                     const std::vector<HeldFitProblem>& probs, const std::vector<HeldSolution>& sol,
                     std::vector<HeldFit>& out, std::vector<char>& finished);

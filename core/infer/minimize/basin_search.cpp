@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "hfcore/backend.hpp"
+#include "infer/minimize/lockstep.hpp"
 #include "model/multimodal.hpp"
 
 namespace hf::infer::detail {
@@ -176,9 +177,18 @@ namespace {
 std::vector<std::size_t> can_turn_over(const Model& model, const Problem& p, const std::vector<double>& y,
                                        const std::vector<std::size_t>& multimodal) {
     if (multimodal.empty()) return {};
-    const auto x = p.to_x(y);
-    const auto data = model.backend()->to_host_double(p.lik.data());
-    return turning_parameters(model, p, x.data(), data.data(), data.size(), {multimodal}).front();
+    std::vector<std::size_t> out;
+    auto turning = [&] {
+        const auto x = p.to_x(y);
+        const auto data = model.backend()->to_host_double(p.lik.data());
+        out = turning_parameters(model, p, x.data(), data.data(), data.size(), {multimodal}).front();
+    };
+    // In a lockstep (lockstep.hpp) the backend is the lockstep's thread's.
+    if (p.lockstep)
+        p.lockstep->on_host(turning);
+    else
+        turning();
+    return out;
 }
 
 }  // namespace

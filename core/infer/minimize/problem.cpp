@@ -1,4 +1,5 @@
 #include "infer/minimize/problem.hpp"
+#include "infer/minimize/lockstep.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -80,17 +81,23 @@ double Problem::nll(const std::vector<double>& y, std::vector<double>* grad_y) {
     auto x = to_x(y);
     ++n_eval;
     std::vector<double> gx;
-    if (!grad_y) {
-        // The gradient-free path still evaluates the gradient (one upload, one download), as it always has.
-        return -lik.logpdf(x, &gx);
-    }
-    double lp = lik.logpdf(x, &gx);
+    // The gradient-free path still evaluates the gradient (one upload, one download), as it always has.
+    const double lp = lockstep ? lockstep->logpdf(x, &gx) : lik.logpdf(x, &gx);
+    if (!grad_y) return -lp;
     grad_y->resize(free.size());
     for (std::size_t i = 0; i < free.size(); ++i) (*grad_y)[i] = -gx[free[i]] * scale[i];
     return -lp;
 }
 
 std::vector<double> Problem::nll_batch(const std::vector<std::vector<double>>& ys, std::vector<double>* grads) {
+    if (lockstep) {
+        std::vector<double> out;
+        Lockstep* const ls = lockstep;
+        lockstep = nullptr;  // the batch itself runs on the lockstep's thread
+        ls->on_host([&] { out = nll_batch(ys, grads); });
+        lockstep = ls;
+        return out;
+    }
     const std::int64_t k = static_cast<std::int64_t>(ys.size());
     const std::int64_t np = model->n_pars();
     std::vector<double> pars(static_cast<std::size_t>(k * np));

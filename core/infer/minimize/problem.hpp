@@ -12,6 +12,8 @@
 
 namespace hf::infer::detail {
 
+class Lockstep;
+
 struct Problem {
     const Model* model = nullptr;
     BoundLikelihood lik;             // the model bound to the data [N + A], once per problem
@@ -21,6 +23,8 @@ struct Problem {
     std::vector<double> lo, hi;      // [F] bounds in y
     std::int64_t n_eval = 0;
     bool single_precision = false;
+    // Set while the problem's routine runs in a Lockstep (lockstep.hpp): its backend work goes there.
+    Lockstep* lockstep = nullptr;
 
     std::size_t nfree() const { return free.size(); }
     std::vector<double> to_x(const std::vector<double>& y) const;

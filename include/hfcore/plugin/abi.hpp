@@ -16,12 +16,12 @@
 // Bump on any change to the binary layout of Backend, PluginBackend, Tensor, FusedLikelihood, PackedLikelihood
 // or PluginInterface. Moving the kernels from Backend into PluginBackend kept version 1: the data members and
 // the order of the virtual functions (hence the vtable) are what they were. Version 2: FusedLikelihood binds its
-// data (bind, BoundData; logpdf takes the bound data), a new vtable. Within the unreleased 0.2 the entries
-// added since (bind_rows, native_jacobian, input_gradient with PackedGradient, expected_data_vjp; the last two
-// appended at the end of FusedLikelihood in that order) keep version 2; once 0.2 is released, even a virtual
-// appended at the end needs a new version: core would call the new slot of an older plugin's vtable, which has
-// none.
-#define HFCORE_PLUGIN_ABI_VERSION 2u
+// data (bind, BoundData; logpdf takes the bound data), a new vtable. Version 3: virtual functions appended at the
+// end of two vtables, FusedLikelihood::input_gradient (with PackedGradient) and expected_data_vjp, and
+// PluginBackend::k_batched_calls_pay: a plugin built against version 2 has no such entries, and core would call
+// past the end of its vtable, so the loader refuses it instead. (bind_rows and native_jacobian came within
+// version 2 before any release of 0.2.)
+#define HFCORE_PLUGIN_ABI_VERSION 3u
 
 namespace hf {
 

@@ -53,6 +53,13 @@ public:
     template <class S>
     static S& storage_as(const Tensor& t) { return *static_cast<S*>(t.storage_.get()); }
 
+    // Whether one call of K points costs much less than K calls of one point: a call's fixed cost (a device's
+    // kernel launches, transfers and synchronisation) is large next to a small model's work per point. The core
+    // then batches work it would otherwise call point by point (the held fits' basin searches in lockstep:
+    // core/infer/minimize/lockstep.hpp). False where a point costs about the same alone or in a batch (the cpu
+    // plugin's host loops).
+    bool batched_calls_pay() const { return k_batched_calls_pay(); }
+
 protected:
     explicit PluginBackend(Precision precision) : Backend(precision) {}
 
@@ -95,11 +102,19 @@ protected:
     virtual void k_random(RandomDist dist, const Tensor& rate, std::uint64_t seed, std::uint64_t offset,
                           Tensor& out) = 0;
 
+    // ---- Added in ABI version 3, at the end of the vtable ----
+    // What batched_calls_pay() reports; a plugin whose device pays a fixed cost per call returns true.
+    virtual bool k_batched_calls_pay() const { return false; }
 
 private:
     friend class Backend;  // its checked operations call the kernels
     friend std::unique_ptr<FusedLikelihood> compile_likelihood(Backend& backend, const PackedLikelihood& packed);
 };
+
+// batched_calls_pay() of any backend (every Backend is a PluginBackend).
+inline bool batched_calls_pay(const Backend& backend) {
+    return static_cast<const PluginBackend&>(backend).batched_calls_pay();
+}
 
 }  // namespace hf
 
