@@ -6,6 +6,10 @@ its own fits.
 
     python bench/grad_fd_check.py --seeds 81-86 [--inputs 12] [--shared ../shared]
 
+The refits stop at their tolerance, so each value carries an error that the difference divides by the step: a
+difference that falls as 1/h when the step grows is that noise, not the gradient's (the default step, 3e-3 of the
+input, keeps it below 1e-4 on seeds 81-96; after Richardson the step's own error is O(h^4)).
+
 Prints one line per seed (the largest difference relative to the largest gradient component) and exits 1 when any
 seed is above --tolerance (1e-4, the issue's target). A seed whose hypotest says no gradient is defined (a fit
 at a bound, a singular Hessian) is reported as such, not counted as a pass.
@@ -97,7 +101,7 @@ def main():
     ap.add_argument("--channels", type=int, default=2)
     ap.add_argument("--bins", type=int, default=4)
     ap.add_argument("--samples", type=int, default=3)
-    ap.add_argument("--step", type=float, default=1e-3, help="finite-difference step relative to the input")
+    ap.add_argument("--step", type=float, default=3e-3, help="finite-difference step relative to the input")
     ap.add_argument("--tolerance", type=float, default=1e-4)
     args = ap.parse_args()
     rng = np.random.default_rng(0)
