@@ -20,6 +20,7 @@
 #include "hfcore/threads.hpp"
 #include "likelihood_input_grad.hpp"
 #include "math.hpp"
+#include "neumaier.hpp"
 #include "simd.hpp"
 
 namespace hf::cpu {
@@ -31,20 +32,6 @@ using i32 = std::int32_t;
 
 // Data-only constants are computed in double whatever the backend precision.
 inline double poisson_const(double n) { return lm64::hf_poisson_const(n); }
-
-// The error of each addition comes from Knuth's TwoSum, which needs no comparison of |s| and |v|: that
-// branch went either way from bin to bin and was mispredicted. It is the same exact error as the compared form
-// gives, so the sums are unchanged.
-struct Neumaier {
-    double s = 0, c = 0;
-    void add(double v) {
-        const double t = s + v;
-        const double vv = t - s;
-        c += (s - (t - vv)) + (v - vv);
-        s = t;
-    }
-    double value() const { return s + c; }
-};
 
 // A distinct exponential-type multiplicative term (normsys), evaluated once per point and shared by the elements
 // that use it; the compiled model keeps its parts in arrays (t_par_, t_log_hi_, ...). Linear factors need no

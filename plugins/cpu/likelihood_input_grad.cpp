@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "math.hpp"
+#include "neumaier.hpp"
 
 namespace hf::cpu {
 
@@ -33,18 +34,6 @@ double digamma(double x) {
 
 // d/dn of xlogy(n, lam) - lgamma(n + 1): the count's term of a Poisson log-probability (0 log 0 is a constant).
 double d_count(double n, double lam) { return (n == 0.0 && lam == 0.0 ? 0.0 : std::log(lam)) - digamma(n + 1.0); }
-
-// Compensated sum, as the forward kernel's, so that the value agrees with logpdf to rounding.
-struct Neumaier {
-    double s = 0, c = 0;
-    void add(double v) {
-        const double t = s + v;
-        const double vv = t - s;
-        c += (s - (t - vv)) + (v - vv);
-        s = t;
-    }
-    double value() const { return s + c; }
-};
 
 }  // namespace
 
