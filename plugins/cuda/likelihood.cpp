@@ -34,6 +34,8 @@ private:
     const void* reals(const std::vector<double>& v);
     // Checks pars [K, P] (or [P], one point) and returns K.
     std::int64_t points(const Tensor& pars, const char* op) const;
+    // Allocates the packed arrays' terms of `out` for K points (data zeroed) and points the kernel's outputs at them.
+    InputGradOutputs packed_outputs(std::int64_t K, PackedGradient* out);
 
     CudaBackend& b_;
     DType dt_;
@@ -178,21 +180,26 @@ Tensor CudaFusedLikelihood::logpdf(const Tensor& pars, const BoundData& bound, T
     return out;
 }
 
-bool CudaFusedLikelihood::input_gradient(const Tensor& pars, const BoundData& bound, PackedGradient* out) {
-    out->value = logpdf(pars, bound, &out->pars);  // checks pars and data
-    const Tensor& data = bound.data();
-    const std::int64_t K = points(pars, "input_gradient"), W = v_.n_main + v_.n_aux;
+InputGradOutputs CudaFusedLikelihood::packed_outputs(std::int64_t K, PackedGradient* out) {
     auto make = [&](std::int64_t n) { return b_.empty(dt_, Shape{K, n}); };
     out->elem_nominal = make(n_elem_), out->factor_lo = make(n_factors_), out->factor_hi = make(n_factors_);
     out->factor_coef = make(6 * n_factors_), out->delta_lo = make(n_deltas_), out->delta_nom = make(n_deltas_);
     out->delta_hi = make(n_deltas_), out->gauss_sigma = make(v_.n_gauss), out->pois_tau = make(v_.n_pois);
-    out->data = b_.full(Shape{K, W}, 0.0, dt_);
+    out->data = b_.full(Shape{K, v_.n_main + v_.n_aux}, 0.0, dt_);
     InputGradOutputs o;
     o.n_elem = n_elem_, o.n_factors = n_factors_, o.n_deltas = n_deltas_;
     o.elem_nominal = dev_ptr(out->elem_nominal), o.factor_lo = dev_ptr(out->factor_lo);
     o.factor_hi = dev_ptr(out->factor_hi), o.factor_coef = dev_ptr(out->factor_coef);
     o.delta_lo = dev_ptr(out->delta_lo), o.delta_nom = dev_ptr(out->delta_nom), o.delta_hi = dev_ptr(out->delta_hi);
     o.gauss_sigma = dev_ptr(out->gauss_sigma), o.pois_tau = dev_ptr(out->pois_tau), o.data = dev_ptr(out->data);
+    return o;
+}
+
+bool CudaFusedLikelihood::input_gradient(const Tensor& pars, const BoundData& bound, PackedGradient* out) {
+    out->value = logpdf(pars, bound, &out->pars);  // checks pars and data
+    const Tensor& data = bound.data();
+    const std::int64_t K = points(pars, "input_gradient"), W = v_.n_main + v_.n_aux;
+    const InputGradOutputs o = packed_outputs(K, out);
     b_.activate();
     launch_likelihood_input_grad(b_.stream(), static_cast<int>(dt_), v_, dev_ptr(pars), K, dev_ptr(data),
                                  data.ndim() == 1 ? 0 : W, o);
@@ -210,20 +217,10 @@ bool CudaFusedLikelihood::expected_data_vjp(const Tensor& pars, const Tensor& co
         throw ShapeError("cuda: expected_data_vjp: the cotangents must be " + std::string(dtype_name(dt_)) + " [" +
                          std::to_string(K) + ", " + std::to_string(v_.n_main) + "] and [" + std::to_string(K) + ", " +
                          std::to_string(v_.n_aux) + "]");
-    auto make = [&](std::int64_t n) { return b_.empty(dt_, Shape{K, n}); };
     out->value = Tensor();
-    out->pars = make(v_.n_pars);
-    out->elem_nominal = make(n_elem_), out->factor_lo = make(n_factors_), out->factor_hi = make(n_factors_);
-    out->factor_coef = make(6 * n_factors_), out->delta_lo = make(n_deltas_), out->delta_nom = make(n_deltas_);
-    out->delta_hi = make(n_deltas_), out->gauss_sigma = make(v_.n_gauss), out->pois_tau = make(v_.n_pois);
-    out->data = b_.full(Shape{K, v_.n_main + v_.n_aux}, 0.0, dt_);
-    Tensor contrib = make(v_.n_slots);
-    InputGradOutputs o;
-    o.n_elem = n_elem_, o.n_factors = n_factors_, o.n_deltas = n_deltas_;
-    o.elem_nominal = dev_ptr(out->elem_nominal), o.factor_lo = dev_ptr(out->factor_lo);
-    o.factor_hi = dev_ptr(out->factor_hi), o.factor_coef = dev_ptr(out->factor_coef);
-    o.delta_lo = dev_ptr(out->delta_lo), o.delta_nom = dev_ptr(out->delta_nom), o.delta_hi = dev_ptr(out->delta_hi);
-    o.gauss_sigma = dev_ptr(out->gauss_sigma), o.pois_tau = dev_ptr(out->pois_tau), o.data = dev_ptr(out->data);
+    out->pars = b_.empty(dt_, Shape{K, v_.n_pars});
+    const InputGradOutputs o = packed_outputs(K, out);
+    Tensor contrib = b_.empty(dt_, Shape{K, v_.n_slots});
     b_.activate();
     launch_likelihood_input_grad(b_.stream(), static_cast<int>(dt_), v_, dev_ptr(pars), K, nullptr, 0, o,
                                  dev_ptr(cot_main), dev_ptr(cot_aux), dev_ptr(contrib));
