@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One prepared run on a machine with an NVIDIA GPU: build libhfcore, the cuda and cpu plugins and the test
 # programs, run every suite with CUDA cases (test_cuda, test_conformance, the CUDA toys and CLs of test_infer,
-# test_threads, the cuda cases of test_model's BoundLikelihoodTest) and any benchmarks, and print a results
+# test_threads, the cuda cases of test_model's BoundLikelihoodTest and of test_grad) and any benchmarks, and print a results
 # table. The run fails (exit 1) when no GPU is visible, when the shared reference data are missing, and when a
 # suite fails or skips a test (CudaWithoutDevice.*, the checks of the no-device path, excepted).
 #
@@ -206,7 +206,7 @@ build() {  # build TARGET TIMEOUT
   [ "$lim" -le 5 ] && return 124
   timeout "$lim" cmake --build "$BUILD" -j "$JOBS" --target "$1" >>"$BUILDLOG" 2>&1
 }
-for t in hfcore-backend-cuda test_cuda test_conformance test_infer test_threads test_model; do
+for t in hfcore-backend-cuda test_cuda test_conformance test_infer test_threads test_model test_grad; do
   section "build $t"
   if [ $t = test_conformance ] && ! ls "$ROOT"/tests/conformance/*.cpp >/dev/null 2>&1; then
     row "build $t" skip 0 "no tests/conformance"; continue
@@ -275,6 +275,9 @@ run_suite test_conformance "$RES/test_conformance.log" 240 --gtest_filter="$CONF
 run_suite test_infer "$RES/suites.log" 240 --gtest_filter='Backends.*'
 run_suite test_threads "$RES/suites.log" 240
 run_suite test_model "$RES/suites.log" 120 --gtest_filter='*BoundLikelihoodTest*/cuda*'
+# The cuda plugin's reverse-mode entries (FusedLikelihood::input_gradient, expected_data_vjp) against the host tape,
+# and the Tier 1 route on cuda: compiled everywhere, run only here.
+run_suite test_grad "$RES/suites.log" 180 --gtest_filter='*Cuda*:*cuda*'
 
 # ---------------------------------------------------------------- 6. benchmarks (bench/, when built)
 # hfcore_micro: Google Benchmark over every usable backend (synthetic model: ../shared does not travel here);
