@@ -4,6 +4,8 @@ intervals, goodness of fit) and ``toys`` (toy studies of bias and coverage)."""
 
 from __future__ import annotations
 
+import os
+
 from .. import _core
 from .. import exceptions
 from ._common import (as_tensor, check_calctype, check_poi, emit_warnings, hypotest_kwargs)
@@ -88,7 +90,7 @@ def _hypotest_returns(observed, tails, band, calc, return_tail_probs, return_exp
 
 
 def scan(workspace, patches, poi_test=1.0, upper_limit=False, level=0.05, rtol=1e-4, threads=None,
-         measurement_name=None, modifier_settings=None, backend=None, progress=None, **kwargs):
+         measurement_name=None, modifier_settings=None, backend=None, progress=None, journal=None, **kwargs):
     """Hypotests (and with ``upper_limit=True`` the limits) of many signal patches of one background-only
     workspace, in parallel C++ threads (each with its own instance of the backend), the GIL released.
 
@@ -98,6 +100,13 @@ def scan(workspace, patches, poi_test=1.0, upper_limit=False, level=0.05, rtol=1
     ``twice_nll``, ``converged`` and ``upper_limit`` ({"obs", "exp"}), and for a PatchSet the patch's ``values``
     (as ``hfcore scan`` writes them; ``hfcore.plot.contour`` reads them); a point that fails has ``error``
     instead and does not stop the others. ``progress``: a bar of the points done (see hfcore.progress).
+
+    The points run through the same executor as ``hfcore scan`` (its threads: ``threads``, else
+    HFCORE_NUM_THREADS, else every core this process may use). ``journal``: a file path; each finished point is
+    appended to it (one JSON line, flushed and fsync'ed) as it finishes, and a later call with the same inputs
+    takes the points it holds instead of computing them again, so a scan stopped half way (a killed job, a
+    crash) keeps what it finished. A journal made with other inputs (workspace, patches, options, backend) is
+    refused with an error. The file stays after the call: remove it when the results are kept elsewhere.
     """
     from ..patchset import PatchSet
     from ..pdf import _interpcodes
@@ -125,7 +134,8 @@ def scan(workspace, patches, poi_test=1.0, upper_limit=False, level=0.05, rtol=1
         results = _core.scan(ws._cpp_workspace(), named, measurement_name, normsys, histosys, float(poi_test),
                              bool(upper_limit), float(level), float(rtol), int(threads or 0), backend,
                              opts["test_stat"], calctype, opts["calc_base_dist"], opts["ntoys"], opts["seed"],
-                             opts["toy_batch"], progress=report)
+                             opts["toy_batch"], progress=report,
+                             journal=None if journal is None else os.fspath(journal))
     for r in results:
         if r["name"] in values:
             r["values"] = values[r["name"]]
