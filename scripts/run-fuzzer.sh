@@ -90,7 +90,7 @@ build_target() {
             links=(-L"$lib_dir" -Wl,-rpath,"$lib_dir" -lhfcore) ;;
         *) objects "$root"/core/json/*.cpp "$root"/core/workspace/*.cpp "$root"/core/modifiers/*.cpp ;;&
         model) objects "$root"/core/model/{host_model,packer,param_sets,multimodal}.cpp "$root"/core/tensor/packed_check.cpp ;;
-        journal) objects "$root"/core/run/{journal,executor,mpi,threads,interrupt}.cpp
+        journal) objects "$root"/core/run/{journal,executor,mpi,threads,thread_pool,interrupt}.cpp
                  links+=(-pthread) ;;
     esac
     compile "$root/fuzz/fuzz_$t.cpp" "$build/obj/fuzz_$t.o"
