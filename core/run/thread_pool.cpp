@@ -55,14 +55,13 @@ public:
             std::unique_lock<std::mutex> lock(m_);
             if (owner_ != getpid()) {  // a forked child has none of its parent's threads
                 owner_ = getpid();
-                threads_ = idle_ = 0;
+                threads_ = 0;
                 queue_.clear();
             }
             // Enough threads for this call if every one of them were idle; they are kept for the next calls.
             while (threads_ < participants - 1 && threads_ < kMaxThreads) {
                 std::thread([this] { serve(); }).detach();
                 ++threads_;
-                ++idle_;
             }
             queue_.push_back(job);
         }
@@ -85,11 +84,9 @@ private:
             const std::shared_ptr<Job> job = first_open();
             const int slot = job->slots++;
             ++job->inside;
-            --idle_;
             lock.unlock();
             job->work(slot, m_);
             lock.lock();
-            ++idle_;
             if (--job->inside == 0) job->left.notify_all();
         }
     }
@@ -118,7 +115,7 @@ private:
     std::mutex m_;
     std::condition_variable wake_;
     std::deque<std::shared_ptr<Job>> queue_;
-    int threads_ = 0, idle_ = 0;
+    int threads_ = 0;  // started, busy or not
     pid_t owner_ = getpid();
 };
 
