@@ -1,16 +1,7 @@
-// K fits in lockstep, a cache-sized group at a time (lockstep_group): projected L-BFGS in scaled variables (see
-// problem.hpp) with one Model::logpdf call per step for every problem of the group still running. Problems leave
-// the group as they converge, so late stragglers cost little. The recursion starts from one inverse Hessian for
-// the whole batch (inverse_hessian.hpp): the toys share their truth, so its first step is a Newton step
-// (docs/decisions/batch-fit-shared-curvature.md). Near its minimum a first descent switches to its own curvature
-// (own_fisher.hpp).
-// Either initial matrix is shrunk where the steps show far more curvature than it holds (initial_scale).
-// The per-problem arithmetic (two-loop recursion, line search bookkeeping) runs on the host; the device evaluates
-// likelihoods and gradients only.
-//
-// Over 400 lines: one algorithm (the lockstep loop fit_group, its per-problem state and the two-loop recursion
-// around it); it is to be split when the held fits' L-BFGS (held_batch.cpp) becomes the same engine (issue 37).
-// Why each constant has its value: docs/decisions/batch-fit-*.md.
+// The toys' fits: K problems, one data row each, in the lockstep L-BFGS engine (lockstep_lbfgs.hpp), a
+// cache-sized group at a time, with the toys' curvature (preconditioners.hpp, SharedThenOwnCurvature) and the
+// projected-gradient stop (stop_rules.hpp), from one start, a start each, or against a minimum each problem
+// already has (batch_fit.hpp). Why each constant has its value: docs/decisions/batch-fit-*.md.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,99 +9,30 @@
 
 #include "hfcore/backend.hpp"
 #include "infer/minimize/basin_search.hpp"
-#include "infer/minimize/dense.hpp"
-#include "infer/minimize/inverse_hessian.hpp"
-#include "infer/minimize/lanes.hpp"
-#include "infer/minimize/own_fisher.hpp"
-#include "infer/minimize/problem.hpp"
 #include "infer/minimize/batch_fit.hpp"
+#include "infer/minimize/inverse_hessian.hpp"
+#include "infer/minimize/lockstep_lbfgs.hpp"
+#include "infer/minimize/preconditioners.hpp"
+#include "infer/minimize/problem.hpp"
+#include "infer/minimize/stop_rules.hpp"
 
 namespace hf::infer {
 
 namespace {
-
-namespace lanes = detail::lanes;
 
 // Steps kept per problem. The memory decides which local minimum a toy fit of a likelihood with many ends in, so
 // it is part of the results: 10 keeps the minima of earlier releases; more pairs save evaluations but move minima
 // (docs/decisions/batch-fit-lbfgs-memory.md).
 constexpr int kMemory = 10;
 
-// The last kMemory steps s and gradient changes y of one problem, in two rings allocated once (no allocation per
-// step, and each problem's history contiguous). Pushes follow
-// detail::lbfgs_push: a pair without enough curvature (s.y <= 1e-10 |s| |y|) is skipped.
-class History {
-public:
-    int size() const { return count_; }
-    void clear() { count_ = oldest_ = 0; }
-    // k = 0 is the oldest pair, size() - 1 the newest.
-    const double* s(int k) const { return s_.data() + slot(k) * nf_; }
-    const double* y(int k) const { return y_.data() + slot(k) * nf_; }
-    double rho(int k) const { return rho_[slot(k)]; }
-    double sy(int k) const { return sy_[slot(k)]; }  // s.y over every component
-    void push(const double* sv, const double* yv, std::size_t nf) {
-        const double sy = lanes::dot(sv, yv, nf);
-        if (!(sy > 1e-10 * std::sqrt(lanes::dot(sv, sv, nf) * lanes::dot(yv, yv, nf)))) return;
-        if (s_.empty()) {
-            nf_ = nf;
-            s_.resize(kMemory * nf);
-            y_.resize(kMemory * nf);
-        }
-        std::size_t to;
-        if (count_ < kMemory) {
-            to = slot(count_++);
-        } else {  // the oldest pair makes room
-            to = static_cast<std::size_t>(oldest_);
-            oldest_ = (oldest_ + 1) % kMemory;
-        }
-        std::copy(sv, sv + nf, s_.begin() + to * nf);
-        std::copy(yv, yv + nf, y_.begin() + to * nf);
-        sy_[to] = sy;
-        rho_[to] = 1.0 / sy;
-    }
-
-private:
-    std::size_t slot(int k) const { return static_cast<std::size_t>((oldest_ + k) % kMemory); }
-    std::vector<double> s_, y_;
-    double rho_[kMemory] = {}, sy_[kMemory] = {};
-    int count_ = 0, oldest_ = 0;
-    std::size_t nf_ = 0;
-};
-
-struct State {
-    std::vector<double> y, g;
-    double f = 0.0;
-    History mem;
-    int status = 0;  // 0 running, 1 converged, 2 failed
-    int stall = 0;
-    int steps = 0;                 // accepted steps
-    bool fixed_curvature = true;  // h0 as the recursion's initial matrix (see the line search)
-    detail::OwnFisher own;       // this problem's own curvature, once taken (it then replaces h0)
-    bool own_taken = false;
-    // A minimum this problem already has from another start (batch_fit_known; its point in scaled variables, for
-    // the distance test), and whether the descent reached it (the result is then that minimum, as given).
-    std::vector<double> y_known;
-    double f_known = 0.0;
-    bool at_known = false;
-    int moved = -1;  // in a basin search (BasinReturn), the multimodal parameter its start moved (-1: none)
-    // the direction being computed
-    std::vector<char> free;  // not bound-active
-    bool all_free = true;
-    double alpha[kMemory] = {};
-    // line search
-    std::vector<double> d, trial;
-    double t = 1.0;
-    double gd = 0.0;
-};
-
-class BatchEvaluator {
+class BatchEvaluator : public detail::LaneEvaluator {
 public:
     BatchEvaluator(const Model& model, const Tensor& data_kn, const detail::Problem& p)
         : model_(model), data_(data_kn), p_(p) {}
 
     // NLL and y-gradients of problems `idx` at points ys (each of length F).
-    void eval(const std::vector<int>& idx, const std::vector<const std::vector<double>*>& ys, std::vector<double>& f,
-              std::vector<double>& g) {
+    void evaluate(const std::vector<int>& idx, const std::vector<const std::vector<double>*>& ys,
+                  std::vector<double>& f, std::vector<double>& g) override {
         auto& be = *model_.backend();
         const std::int64_t n = static_cast<std::int64_t>(idx.size());
         const std::int64_t np = model_.n_pars();
@@ -188,135 +110,6 @@ std::int64_t lockstep_group(std::size_t nf, std::int64_t K) {
     return std::clamp<std::int64_t>(group, 1, std::max<std::int64_t>(K, 1));
 }
 
-// (see the basin search's early end in fit_group) Trade-off: a descent into a basin that is not kept is cut short,
-// at the price of a rare wrong prediction that leaves a toy above a single fit's minimum
-// (docs/decisions/batch-fit-basin-search-early-end.md).
-constexpr int kPredictFrom = 3;
-constexpr double kPredictedAbove = 0.05;  // NLL
-
-bool below_known(const State& s) { return s.f < s.f_known - 1e-9 * std::max(1.0, std::fabs(s.f_known)); }
-
-// A problem's own curvature (own_fisher.hpp: the Fisher information where it stands, from the plugin's
-// Jacobian of the expected counts) replaces the fixed one once its projected gradient falls below
-// kOwnCurvatureAt, in first descents only (not in batch_fit_known's), where the plugin's Jacobian is native.
-// Trade-off: taken earlier it saves evaluations but moves more descents into other (mostly higher) local minima
-// (docs/decisions/batch-fit-own-curvature.md).
-constexpr double kOwnCurvatureAt = 0.3;
-
-// Four running maxima: one made every comparison wait for the one before. A maximum is exact, so the order
-// changes nothing (and a NaN is passed over either way).
-double max_abs(const std::vector<double>& v) {
-    double m[4] = {0.0, 0.0, 0.0, 0.0};
-    const std::size_t n = v.size();
-    std::size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; ++l) m[l] = std::max(m[l], std::fabs(v[i + l]));
-    for (; i < n; ++i) m[0] = std::max(m[0], std::fabs(v[i]));
-    return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
-}
-
-// The L-BFGS two-loop recursion on the free (not bound-active) components, in three parts so that the
-// initial matrix of every problem that uses the fixed curvature is applied to all of them at once (each row of
-// it read once for four problems). The first part: q <- the gradient on the free components (where it equals
-// the projected gradient: projection only zeroes components at a bound, which are not free), less its history
-// terms (alpha). With every component free (most steps of most toys), plain dot products.
-void first_loop(const History& h, const std::vector<double>& g, const std::vector<char>& free, bool all_free,
-                std::vector<double>& q, double* alpha) {
-    const std::size_t n = g.size();
-    const char* fr = free.data();
-    q.resize(n);
-    for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? g[i] : 0.0;
-    const int m = h.size();
-    if (!all_free) {
-        for (int k = m - 1; k >= 0; --k) {
-            alpha[k] = h.rho(k) * lanes::masked_dot(h.s(k), q.data(), fr, n);
-            lanes::masked_axpy(-alpha[k], h.y(k), fr, q.data(), n);
-        }
-        return;
-    }
-    double sq = m > 0 ? lanes::dot(h.s(m - 1), q.data(), n) : 0.0;
-    for (int k = m - 1; k >= 0; --k) {
-        alpha[k] = h.rho(k) * sq;
-        if (k > 0) sq = lanes::axpy_dot(-alpha[k], h.y(k), q.data(), h.s(k - 1), n);
-        else lanes::axpy(-alpha[k], h.y(k), q.data(), n);
-    }
-}
-
-// The factor gamma = s.y / y.M y of the newest pair (s, y) by which the initial matrix M of the recursion (the
-// fixed curvature or the problem's own) is shrunk where the steps show more than twice the curvature M holds:
-// Oren and Luenberger's scaling, which the identity gets as gamma = s.y / y.y, for a preconditioned recursion.
-// Within a factor 2 the unit step still passes the line search's sufficient-decrease test (on a quadratic it does
-// up to a curvature twice the model's), so M is left alone there; M is never enlarged
-// (docs/decisions/batch-fit-initial-matrix-scaling.md).
-constexpr double kShrinkBelow = 0.5;
-
-double initial_scale(const History& h, const std::vector<char>& free, bool all_free, double y_m_y) {
-    const int m = h.size();
-    if (m == 0 || !(y_m_y > 0.0) || !std::isfinite(y_m_y)) return 1.0;
-    const std::size_t n = free.size();
-    const double sy = all_free ? h.sy(m - 1) : lanes::masked_dot(h.s(m - 1), h.y(m - 1), free.data(), n);
-    const double gamma = sy / y_m_y;
-    return sy > 0.0 && gamma < kShrinkBelow ? gamma : 1.0;
-}
-
-// A basin search's start moved one multimodal parameter of a minimum, whose gradient is zero, within that
-// parameter's side of zero: the start and the minimum are a step s = y - y_known with gradient change g, a
-// secant pair before any step is taken. Its factor s.g / g.M g (as initial_scale's, from the pair) shortens the
-// first step where M holds far less curvature than the toy has. Starts across zero (the mirrored one, shifts past
-// zero) keep the unit step: the secant then spans the hump between two basins, and shortening it there moves
-// descents into higher minima (docs/decisions/batch-fit-initial-matrix-scaling.md).
-bool secant_start(const State& s) {
-    return s.moved >= 0 && s.steps == 0 && s.mem.size() == 0 && !s.y_known.empty() &&
-           s.y[static_cast<std::size_t>(s.moved)] * s.y_known[static_cast<std::size_t>(s.moved)] > 0.0;
-}
-
-double secant_scale(const State& s, double g_m_g) {
-    double sy = 0.0;
-    for (std::size_t i = 0; i < s.y.size(); ++i) sy += s.free[i] ? (s.y[i] - s.y_known[i]) * s.g[i] : 0.0;
-    const double gamma = sy / g_m_g;
-    return sy > 0.0 && g_m_g > 0.0 && std::isfinite(gamma) && gamma < kShrinkBelow ? gamma : 1.0;
-}
-
-// The rest, after the fixed curvature was applied to q (h0_applied) or not: else the usual multiple of the
-// identity (a steepest-descent step of bounded size without history); the second loop; the descent direction
-// -q.
-void second_loop(const History& h, const std::vector<char>& free, bool all_free, bool h0_applied,
-                 std::vector<double>& q, const double* alpha) {
-    const std::size_t n = q.size();
-    const char* fr = free.data();
-    const int m = h.size();
-    if (m == 0) {
-        if (!h0_applied) {
-            const double scale = 1.0 / std::max(1.0, max_abs(q));
-            for (auto& v : q) v *= scale;
-        }
-        for (auto& v : q) v = -v;
-        return;
-    }
-    if (!h0_applied) {
-        const double* s = h.s(m - 1);
-        const double* y = h.y(m - 1);
-        const double sy = all_free ? lanes::dot(s, y, n) : lanes::masked_dot(s, y, fr, n);
-        const double yy = all_free ? lanes::dot(y, y, n) : lanes::masked_dot(y, y, fr, n);
-        const double gamma = (sy > 0 && yy > 0) ? sy / yy : 1.0;
-        for (auto& v : q) v *= gamma;
-    }
-    if (!all_free) {
-        for (int k = 0; k < m; ++k) {
-            const double beta = h.rho(k) * lanes::masked_dot(h.y(k), q.data(), fr, n);
-            lanes::masked_axpy(alpha[k] - beta, h.s(k), fr, q.data(), n);
-        }
-    } else {
-        double yq = lanes::dot(h.y(0), q.data(), n);
-        for (int k = 0; k < m; ++k) {
-            const double beta = h.rho(k) * yq;
-            if (k + 1 < m) yq = lanes::axpy_dot(alpha[k] - beta, h.s(k), q.data(), h.y(k + 1), n);
-            else lanes::axpy(alpha[k] - beta, h.s(k), q.data(), n);
-        }
-    }
-    for (std::size_t i = 0; i < n; ++i) q[i] = free[i] ? -q[i] : 0.0;
-}
-
 // Problems [first, first + K) of the batch (data rows data_kn), fitted in lockstep to the end.
 int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& p, detail::InverseHessian& h0,
               const std::vector<double>& y0, const std::vector<double>* starts, const BatchFitResult* known,
@@ -324,244 +117,54 @@ int fit_group(const Model& model, const Tensor& data_kn, const detail::Problem& 
     const std::int64_t K = data_kn.dim(0);
     const std::int64_t np = model.n_pars();
     const std::size_t nf = p.nfree();
-    const int max_iter = 1000;
-    std::vector<State> st(static_cast<std::size_t>(K));
-    BatchEvaluator ev(model, data_kn, p);
-    const std::vector<std::size_t> multimodal =
-        known ? detail::multimodal_free(model, p) : std::vector<std::size_t>{};
-    {
-        std::vector<int> idx(K);
-        std::iota(idx.begin(), idx.end(), 0);
-        for (std::int64_t k = 0; k < K; ++k) {
-            if (starts) {
-                std::vector<double> x(starts->begin() + (first + k) * np, starts->begin() + (first + k + 1) * np);
-                st[k].y = p.to_y(x);
-                for (std::size_t i = 0; i < nf; ++i) st[k].y[i] = std::clamp(st[k].y[i], p.lo[i], p.hi[i]);
-            } else {
-                st[k].y = y0;
-            }
-            if (known && known->converged[first + k]) {
-                std::vector<double> x(known->bestfit.begin() + (first + k) * np,
-                                      known->bestfit.begin() + (first + k + 1) * np);
-                st[k].y_known = p.to_y(x);
-                st[k].f_known = 0.5 * known->twice_nll[first + k];
-                if (back) st[k].moved = back->moved[static_cast<std::size_t>(first + k)];
-            }
+    std::vector<detail::Lane> lanes(static_cast<std::size_t>(K));
+    std::vector<detail::KnownMinimum> minima(known ? static_cast<std::size_t>(K) : 0);
+    for (std::int64_t k = 0; k < K; ++k) {
+        detail::Lane& s = lanes[static_cast<std::size_t>(k)];
+        s.lo = &p.lo;
+        s.hi = &p.hi;
+        if (starts) {
+            std::vector<double> x(starts->begin() + (first + k) * np, starts->begin() + (first + k + 1) * np);
+            s.y = p.to_y(x);
+            for (std::size_t i = 0; i < nf; ++i) s.y[i] = std::clamp(s.y[i], p.lo[i], p.hi[i]);
+        } else {
+            s.y = y0;
         }
-        std::vector<const std::vector<double>*> ys;
-        for (auto& s : st) ys.push_back(&s.y);
-        std::vector<double> f, g;
-        ev.eval(idx, ys, f, g);
-        for (std::int64_t k = 0; k < K; ++k) {
-            st[k].f = f[k];
-            st[k].g.assign(g.begin() + k * nf, g.begin() + (k + 1) * nf);
-            if (!std::isfinite(f[k])) st[k].status = 2;
+        if (known && known->converged[first + k]) {
+            std::vector<double> x(known->bestfit.begin() + (first + k) * np,
+                                  known->bestfit.begin() + (first + k + 1) * np);
+            auto& kn = minima[static_cast<std::size_t>(k)];
+            kn.y = p.to_y(x);
+            kn.f = 0.5 * known->twice_nll[first + k];
+            if (back) kn.moved = back->moved[static_cast<std::size_t>(first + k)];
         }
     }
-    if (nf == 0)
-        for (auto& s : st)
-            if (s.status == 0) s.status = 1;
-
-    std::vector<double> pg, f, g, sv(nf), yv(nf);
-    std::vector<int> running, pending, again;
-    std::vector<const char*> h0_free;
-    std::vector<double*> h0_q;
-    std::vector<char> h0_applied;
-    std::vector<const double*> h0_y;  // the newest y of each, null without history
-    std::vector<double> forms;
-    double y_m_y[lanes::kMaxVectors];
-    std::vector<const std::vector<double>*> ys;
-    // per problem of the four: its own curvature applied (kOwn), the fixed one to apply (kFixed), or neither
-    enum Initial : char { kNone, kOwn, kFixed };
-    Initial initial[lanes::kMaxVectors] = {};
-    std::vector<int> to_take;
+    BatchEvaluator ev(model, data_kn, p);
     // Not where the Jacobian would be differences of expected data: on a GPU backend 2 x parameters points per toy
     // to upload and evaluate, several times a fit's traffic, for a saving that was measured on the cpu plugin.
     const bool own_curvature = known == nullptr && model.native_jacobian();
-    int it = 0;
-    for (; it < max_iter; ++it) {
-        // Directions for every running problem, four at a time: their first loops, the fixed curvature for those
-        // that use it (each row of it read once for the four), their second loops. Four histories (4 x 40 kB
-        // with 250 parameters) stay in the cache with the matrix between the loops; all histories of a group
-        // may not.
-        running.clear();
-        for (std::int64_t k = 0; k < K; ++k) {
-            State& s = st[k];
-            if (s.status != 0) continue;
-            detail::project_gradient(s.y, s.g, p.lo, p.hi, pg);
-            const double pg_max = max_abs(pg);
-            if (pg_max < gtol) {
-                s.status = 1;
-                continue;
-            }
-            // A descent from another start ends at the minimum its problem already has (never below it): once it
-            // has settled there, and a basin search's as soon as it is back in that minimum's basin (as a single
-            // fit's search does, basin_search.cpp).
-            const bool back_known = back && s.moved >= 0 &&
-                                    detail::back_in_basin(s.y, s.y_known, *back->multimodal,
-                                                          static_cast<std::size_t>(s.moved));
-            if (!s.y_known.empty() && !below_known(s) &&
-                (back_known || detail::settled_at(p, s.y, pg_max, s.y_known, multimodal))) {
-                s.status = 1;
-                s.at_known = true;
-                continue;
-            }
-            s.free.resize(nf);
-            bool all_free = true;
-            for (std::size_t i = 0; i < nf; ++i) {
-                const bool free = pg[i] != 0.0 || (s.y[i] > p.lo[i] && s.y[i] < p.hi[i]);
-                s.free[i] = free;
-                all_free = all_free && free;
-            }
-            s.all_free = all_free;
-            running.push_back(static_cast<int>(k));
-            if (own_curvature && !s.own_taken && s.steps > 0 && pg_max < kOwnCurvatureAt) {
-                s.own_taken = true;
-                to_take.push_back(static_cast<int>(k));
-            }
-        }
-        if (running.empty()) break;
-        if (!to_take.empty()) {
-            ys.clear();
-            for (int k : to_take) ys.push_back(&st[k].y);
-            auto taken = detail::OwnFisher::at(model, p, ys);
-            for (std::size_t j = 0; j < to_take.size(); ++j) st[to_take[j]].own = std::move(taken[j]);
-            to_take.clear();
-        }
-        for (std::size_t c0 = 0; c0 < running.size(); c0 += lanes::kMaxVectors) {
-            const std::size_t c1 = std::min(running.size(), c0 + lanes::kMaxVectors);
-            h0_free.clear();
-            h0_q.clear();
-            h0_y.clear();
-            for (std::size_t c = c0; c < c1; ++c) {
-                State& s = st[running[c]];
-                first_loop(s.mem, s.g, s.free, s.all_free, s.d, s.alpha);
-                initial[c - c0] = kNone;
-                // y.M y of the newest pair, for initial_scale, with the curvature's application
-                const double* y_new = s.mem.size() > 0 ? s.mem.y(s.mem.size() - 1)
-                                      : secant_start(s)    ? s.g.data()
-                                                           : nullptr;
-                y_m_y[c - c0] = std::numeric_limits<double>::quiet_NaN();
-                if (!s.own.empty()) {
-                    if (s.own.apply_with_form(s.free.data(), s.d.data(), y_new, y_m_y[c - c0]))
-                        initial[c - c0] = kOwn;
-                } else if (s.fixed_curvature) {
-                    initial[c - c0] = kFixed;
-                    h0_free.push_back(s.free.data());
-                    h0_q.push_back(s.d.data());
-                    h0_y.push_back(y_new);
-                }
-            }
-            h0.apply_many(h0_free, h0_q, h0_applied, h0_y, &forms);
-            for (std::size_t c = c0, j = 0; c < c1; ++c) {
-                State& s = st[running[c]];
-                bool applied = initial[c - c0] == kOwn;
-                if (initial[c - c0] == kFixed) {
-                    y_m_y[c - c0] = forms[j];
-                    applied = h0_applied[j++];
-                }
-                if (applied) {
-                    const double gamma = secant_start(s) ? secant_scale(s, y_m_y[c - c0])
-                                                         : initial_scale(s.mem, s.free, s.all_free, y_m_y[c - c0]);
-                    if (gamma != 1.0)
-                        for (auto& v : s.d) v *= gamma;
-                }
-                second_loop(s.mem, s.free, s.all_free, applied, s.d, s.alpha);
-                s.gd = lanes::dot(s.d.data(), s.g.data(), nf);
-                if (!(s.gd < 0.0)) {
-                    s.mem.clear();
-                    first_loop(s.mem, s.g, s.free, s.all_free, s.d, s.alpha);
-                    second_loop(s.mem, s.free, s.all_free, false, s.d, s.alpha);
-                    s.gd = lanes::dot(s.d.data(), s.g.data(), nf);
-                }
-                s.t = 1.0;
-            }
-        }
-
-        // A basin search's descent whose quadratic model (f + g.d / 2 at the full step, d from a history of
-        // kPredictFrom pairs or more) ends above its known minimum by kPredictedAbove is in a higher basin: it ends
-        // there, returning the known minimum, instead of descending to the bottom of a basin that is not kept.
-        if (back) {
-            std::size_t kept = 0;
-            for (int k : running) {
-                State& s = st[k];
-                const bool higher = s.mem.size() >= kPredictFrom && s.f + 0.5 * s.gd > s.f_known + kPredictedAbove;
-                if (!s.y_known.empty() && higher) {
-                    s.status = 1;
-                    s.at_known = true;
-                    continue;
-                }
-                running[kept++] = k;
-            }
-            running.resize(kept);
-        }
-
-        // Backtracking line search, all pending problems evaluated together.
-        pending = running;
-        for (int ls = 0; ls < 40 && !pending.empty(); ++ls) {
-            ys.clear();
-            for (int k : pending) {
-                State& s = st[k];
-                s.trial.resize(nf);
-                for (std::size_t i = 0; i < nf; ++i) s.trial[i] = std::clamp(s.y[i] + s.t * s.d[i], p.lo[i], p.hi[i]);
-                ys.push_back(&s.trial);
-            }
-            ev.eval(pending, ys, f, g);
-            again.clear();
-            for (std::size_t j = 0; j < pending.size(); ++j) {
-                const int k = pending[j];
-                State& s = st[k];
-                for (std::size_t i = 0; i < nf; ++i) sv[i] = s.trial[i] - s.y[i];
-                const double decrease = lanes::dot(s.g.data(), sv.data(), nf);
-                const double fn = f[j];
-                if (std::isfinite(fn) && fn <= s.f + 1e-4 * std::min(decrease, 0.0)) {
-                    for (std::size_t i = 0; i < nf; ++i) yv[i] = g[j * nf + i] - s.g[i];
-                    s.mem.push(sv.data(), yv.data(), nf);
-                    const double df = s.f - fn;
-                    std::swap(s.y, s.trial);
-                    // A first step from the fixed curvature cut below half: the likelihood is far from
-                    // quadratic between this toy's start and its minimum (on a 250-parameter model, the sample
-                    // normalisations move with many normsys at once), and the fixed matrix, which L-BFGS
-                    // corrects only in the directions it has stepped, then slows the fit down instead.
-                    if (s.steps++ == 0 && s.t < 0.5) s.fixed_curvature = false;
-                    s.f = fn;
-                    std::copy(g.begin() + j * nf, g.begin() + (j + 1) * nf, s.g.begin());
-                    // Rounding-limited: the objective no longer changes.
-                    s.stall = df <= 1e-14 * std::max(1.0, std::fabs(fn)) ? s.stall + 1 : 0;
-                    if (s.stall >= 5) {
-                        detail::project_gradient(s.y, s.g, p.lo, p.hi, pg);
-                        s.status = max_abs(pg) < 100 * gtol ? 1 : 2;
-                    }
-                } else {
-                    s.t = detail::backtrack_step(s.t, s.f, fn, s.gd);
-                    again.push_back(k);
-                }
-            }
-            pending.swap(again);
-        }
-        for (int k : pending) {
-            // Line search failed: restart from steepest descent once, then give up.
-            State& s = st[k];
-            if (s.mem.size() > 0) {
-                s.mem.clear();
-            } else {
-                detail::project_gradient(s.y, s.g, p.lo, p.hi, pg);
-                s.status = max_abs(pg) < 100 * gtol ? 1 : 2;
-            }
-        }
-    }
+    detail::SharedThenOwnCurvature m(model, p, h0, own_curvature, lanes.size(), known ? &minima : nullptr);
+    const std::vector<std::size_t> multimodal =
+        known ? detail::multimodal_free(model, p) : std::vector<std::size_t>{};
+    detail::ProjectedGradientStop stop(p, gtol, known ? &minima : nullptr, multimodal,
+                                       back ? back->multimodal : nullptr);
+    detail::LockstepRules rules;
+    rules.memory = kMemory;
+    rules.max_iterations = 1000;
+    const int it = detail::run_lockstep_lbfgs(lanes, ev, m, stop, rules);
     for (std::int64_t k = 0; k < K; ++k) {
         const std::int64_t row = first + k;
-        if (st[k].at_known) {
+        const detail::Lane& s = lanes[static_cast<std::size_t>(k)];
+        if (known && minima[static_cast<std::size_t>(k)].reached) {
             std::copy(known->bestfit.begin() + row * np, known->bestfit.begin() + (row + 1) * np,
                       out.bestfit.begin() + row * np);
             out.twice_nll[row] = known->twice_nll[row];
         } else {
-            auto x = p.to_x(st[k].y);
+            auto x = p.to_x(s.y);
             std::copy(x.begin(), x.end(), out.bestfit.begin() + row * np);
-            out.twice_nll[row] = 2.0 * st[k].f;
+            out.twice_nll[row] = 2.0 * s.f;
         }
-        out.converged[row] = st[k].status == 1;
+        out.converged[row] = s.status == detail::LaneStatus::converged;
     }
     return it;
 }

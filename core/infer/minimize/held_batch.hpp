@@ -1,4 +1,4 @@
-// The lockstep L-BFGS of the diagnostics' held fits (held_batch.cpp): K fits of one likelihood, each with some
+// The diagnostics' held fits in the lockstep L-BFGS engine (held_batch.cpp): K fits of one likelihood, each with some
 // parameters held at given values, preconditioned by the free fit's covariance.
 #pragma once
 
