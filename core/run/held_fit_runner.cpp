@@ -1,4 +1,4 @@
-// Held fits (ranking, profile scans) through the executor: the blocks of one FixedFits::run() are its units;
+// Held fits (ranking, profile scans) through the executor: the blocks of one HeldFits::run() are its units;
 // every rank gets all results and continues in lockstep.
 #include "hfcore/distributed.hpp"
 #include "run/model_units.hpp"

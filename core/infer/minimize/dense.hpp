@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstddef>
-#include <deque>
 #include <vector>
 
 namespace hf::infer::detail {
@@ -100,23 +99,6 @@ inline double backtrack_step(double t, double f0, double fn, double gd) {
         if (denom > 0) tn = std::fmin(std::fmax(-gd * t * t / denom, 0.1 * t), 0.5 * t);
     }
     return tn;
-}
-
-// Appends the step s and gradient change y to an L-BFGS history when their curvature s.y is positive beyond
-// rounding, keeping the last `memory` pairs (rho = 1 / s.y).
-inline void lbfgs_push(std::deque<std::vector<double>>& s_mem, std::deque<std::vector<double>>& y_mem,
-                       std::deque<double>& rho, std::vector<double> s, std::vector<double> y, std::size_t memory) {
-    const std::size_t n = s.size();
-    const double sy = dot(s.data(), y.data(), n);
-    if (!(sy > 1e-10 * std::sqrt(dot(s.data(), s.data(), n) * dot(y.data(), y.data(), n)))) return;
-    s_mem.push_back(std::move(s));
-    y_mem.push_back(std::move(y));
-    rho.push_back(1.0 / sy);
-    if (s_mem.size() > memory) {
-        s_mem.pop_front();
-        y_mem.pop_front();
-        rho.pop_front();
-    }
 }
 
 }  // namespace hf::infer::detail
