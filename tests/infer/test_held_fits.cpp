@@ -300,7 +300,7 @@ private:
     std::optional<std::string> old_;
 };
 
-// The held fits' basin searches in lockstep (lockstep.hpp; the default where the backend says batched calls
+// The held fits' basin searches in lockstep (routines_on_fibers.hpp; the default where the backend says batched calls
 // pay) end where the searches one at a time end, bit for bit: each sees the values it would see alone. Ranking
 // and a profile scan of the POI on random workspaces, on the cpu plugin and on opencl where it is usable; the
 // lockstep must have made fewer likelihood calls (uploads), or it did not run.

@@ -1,6 +1,7 @@
 // How a held fit that the batch says converged is finished (HeldFits::finish_all): the single fit's Newton
 // polish (polish_batched) and basin search (each problem's search_basins, in lockstep with the others':
-// lockstep.hpp), the edm on the free fit's curvature that spares the polish its Hessian, and the outcome's report
+// routines_on_fibers.hpp), the edm on the free fit's curvature that spares the polish its Hessian, and the outcome's
+// report
 // (report_batched).
 #include <algorithm>
 #include <cmath>

@@ -17,13 +17,14 @@
 #include "infer/minimize/basin_search.hpp"
 #include "infer/minimize/dense.hpp"
 #include "infer/minimize/descent.hpp"
-#include "infer/minimize/lockstep.hpp"
+#include "infer/minimize/routines_on_fibers.hpp"
 
 namespace hf::infer::detail {
 
 namespace {
 
-// Whether the held fits' basin searches run in lockstep (lockstep.hpp): where the backend says batched calls pay
+// Whether the held fits' basin searches run in lockstep (routines_on_fibers.hpp): where the backend says batched calls
+// pay
 // (a device's latency per call; on the cpu plugin a point costs the same alone or batched, and the lockstep's
 // bookkeeping is not repaid). HFCORE_HELD_LOCKSTEP=1 or =0 forces either path: both give the same fits, bit for
 // bit (the tests compare them, bench/compare_held_batching.py times them).
@@ -265,7 +266,7 @@ void HeldFits::finish_all(const Model& model, const BoundLikelihood& data_t, int
         }
     });
     if (!in_lockstep) return;
-    // The basin search of the polished problems, kSearchChunk at a time in lockstep (lockstep.hpp: the single
+    // The basin search of the polished problems, kSearchChunk at a time in lockstep (routines_on_fibers.hpp: the single
     // search of each, its evaluations batched with the others'), each chunk on the model of the thread that takes
     // it.
     constexpr std::size_t kSearchChunk = 128;

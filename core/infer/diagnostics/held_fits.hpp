@@ -102,7 +102,8 @@ private:
                               const HeldValues& held) const;
     // Every problem the batch says converged, finished (polish_batched, the basin search, report_batched) on
     // `threads` threads (worker t > 0 on workers_[t - 1], when `model` is this one's); finished[k] says which were.
-    // The searches run one problem at a time, or in lockstep (lockstep.hpp) where the backend's batched calls pay
+    // The searches run one problem at a time, or in lockstep (routines_on_fibers.hpp) where the backend's batched
+    // calls pay
     // (or HFCORE_HELD_LOCKSTEP says so): the same fits either way.
     void finish_all(const Model& model, const BoundLikelihood& data_t, int threads,
                     const std::vector<HeldFitProblem>& probs, const std::vector<HeldSolution>& sol,

@@ -16,7 +16,7 @@
 #include <cmath>
 
 #include "hfcore/backend.hpp"
-#include "infer/minimize/lockstep.hpp"
+#include "infer/minimize/routines_on_fibers.hpp"
 #include "model/multimodal.hpp"
 
 namespace hf::infer::detail {
@@ -183,7 +183,7 @@ std::vector<std::size_t> can_turn_over(const Model& model, const Problem& p, con
         const auto data = model.backend()->to_host_double(p.lik.data());
         out = turning_parameters(model, p, x.data(), data.data(), data.size(), {multimodal}).front();
     };
-    // In a lockstep (lockstep.hpp) the backend is the lockstep's thread's.
+    // In a lockstep (routines_on_fibers.hpp) the backend is the lockstep's thread's.
     if (p.lockstep)
         p.lockstep->on_host(turning);
     else

@@ -16,7 +16,8 @@ constexpr int kChunk = lanes::kMaxVectors;  // lanes whose initial matrices are 
 
 class Engine {
 public:
-    Engine(std::vector<Lane>& lanes, LaneEvaluator& ev, Preconditioner& m, LaneStopRule& stop, const LockstepRules& rules)
+    Engine(std::vector<Lane>& lanes, LaneEvaluator& ev, Preconditioner& m, LaneStopRule& stop,
+           const LockstepRules& rules)
         : lanes_(lanes), ev_(ev), m_(m), stop_(stop), rules_(rules) {}
 
     int run() {
@@ -32,7 +33,8 @@ public:
             if (!choose_running()) break;
             m_.prepare(running_, lanes_);
             for (std::size_t c0 = 0; c0 < running_.size(); c0 += kChunk)
-                directions(running_.data() + c0, static_cast<int>(std::min<std::size_t>(kChunk, running_.size() - c0)));
+                directions(running_.data() + c0,
+                           static_cast<int>(std::min<std::size_t>(kChunk, running_.size() - c0)));
             judge_directions();
             line_search();
         }

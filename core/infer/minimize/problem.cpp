@@ -1,5 +1,5 @@
 #include "infer/minimize/problem.hpp"
-#include "infer/minimize/lockstep.hpp"
+#include "infer/minimize/routines_on_fibers.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -23,7 +23,7 @@ struct Problem {
     std::vector<double> lo, hi;      // [F] bounds in y
     std::int64_t n_eval = 0;
     bool single_precision = false;
-    // Set while the problem's routine runs in a Lockstep (lockstep.hpp): its backend work goes there.
+    // Set while the problem's routine runs in a Lockstep (routines_on_fibers.hpp): its backend work goes there.
     Lockstep* lockstep = nullptr;
 
     std::size_t nfree() const { return free.size(); }

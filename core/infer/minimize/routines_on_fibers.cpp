@@ -1,4 +1,4 @@
-#include "infer/minimize/lockstep.hpp"
+#include "infer/minimize/routines_on_fibers.hpp"
 
 #include <ucontext.h>
 

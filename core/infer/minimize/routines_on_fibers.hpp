@@ -8,7 +8,7 @@
 // not threads: a step of a small model costs microseconds, about what waking a thread does. The held fits use it
 // where the backend says batched calls pay (PluginBackend::batched_calls_pay: a device's latency per call); on
 // the cpu plugin a point costs the same alone or batched and the searches run one at a time
-// (docs/decisions/held-basin-search-lockstep.md). Switches are announced to ASan and TSan (lockstep.cpp).
+// (docs/decisions/held-basin-search-lockstep.md). Switches are announced to ASan and TSan (routines_on_fibers.cpp).
 #pragma once
 
 #include <exception>
