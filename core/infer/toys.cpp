@@ -77,11 +77,11 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
     // Where the model cannot be multimodal, both fits of every toy from options.other_starts' first point (the
     // parameters the toys were drawn at, near which their minima lie), else from the init. Where it can, the
     // fixed fit from each of options.other_starts and from the init, and the free fit from each toy's fixed-POI
-    // minimum (a descent from there cannot end above it) and from those starts, keeping each toy's lowest minimum.
-    // On eRJR (1000 + 1000 toys) that set found every minimum that the free fit from the init also found, and
-    // lower ones for 3 toys than the earlier init + truth starts. The second descent of each fit stops once it
-    // has settled next to the minimum the first found (batch_fit_known). Then each fit's basin search
-    // (batch_basin_search.cpp), as a single fit has, for the multimodal parameters a toy's data can turn over.
+    // minimum (a descent from there cannot end above it) and from those starts, keeping each toy's lowest minimum
+    // (how these starts compare with others: docs/decisions/batch-fit-shared-curvature.md). The second descent
+    // of each fit stops once it has settled next to the minimum the first found (batch_fit_known). Then each
+    // fit's basin search (batch_basin_search.cpp), as a single fit has, for the multimodal parameters a toy's
+    // data can turn over.
     FitOptions from_init = options;
     from_init.other_starts.clear();
     const bool multimodal = options.basin_search && detail::can_be_multimodal(model, cfg.fixed);

@@ -78,8 +78,9 @@ Value convert(simdjson::dom::element e) {
 }
 
 // Size limit of a document (HFCORE_MAX_JSON_MB, default 256; 0 = none): the parsed document takes about 15 times
-// its size in memory (measured: a 50 MB workspace, 740 MB peak RSS), so a 500 MB file would need ~7.5 GB and
-// could get the process killed; refused up front instead, with a message saying how to raise the limit.
+// its size in memory (the text, simdjson's tape and the Value tree; measured in docs/performance.md, "Memory and
+// size limits"), so a 500 MB file would need ~7.5 GB and could get the process killed; refused up front instead,
+// with a message saying how to raise the limit.
 constexpr std::uint64_t kDefaultMaxMB = 256;
 
 // The limit in MB (0: none).

@@ -39,8 +39,9 @@ struct Model::Impl {
     std::unique_ptr<FusedLikelihood> by_sample;
 
     // The host entry's last binding. A pyhf-style caller evaluates logpdf(pars, data) again and again with the
-    // same data; binding costs an upload and the data-only constants (lgamma of every count: ~0.8 us on eRJR,
-    // most of an evaluation), so the host entry keeps its last bound likelihood while the data are equal.
+    // same data; binding costs an upload and the data-only constants (lgamma of every count: most of a small
+    // model's evaluation; docs/decisions/likelihood-bound-to-data.md), so the host entry keeps its last bound
+    // likelihood while the data are equal.
     // Fits, toys and hypotests bind explicitly and never come here.
     std::mutex host_bind_mutex;
     std::vector<double> host_data;

@@ -276,7 +276,7 @@ nb::object bound_logpdf(PyBound& self, nb::handle pars) {
 }
 
 // Mean seconds per call of the C++ host logpdf at one point, looped in C++: the reference the per-call cost
-// of Model.logpdf from Python is measured against (bench/python_logpdf_overhead.py).
+// of Model.logpdf from Python is measured against (bench/python_bench.py).
 double time_cpp_logpdf(PyModel& self, nb::handle pars, nb::handle data, int n) {
     const auto model = self.current();
     Inputs in = read_inputs(*model, pars, data);
