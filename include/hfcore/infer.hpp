@@ -46,7 +46,8 @@ struct FitOptions {
     // precision-dependent default: 1e-9 at 64b, 1e-4 at 32b).
     double tolerance = 0.0;
     bool uncertainties = false;  // also compute the Hessian, uncertainties and correlations
-    // Optional; none = the defaults of MinimizerControls (hfcore/infer_advanced.hpp). Shared, never changed.
+    // Optional; none = the defaults (hfcore/infer_advanced.hpp). Never changed once made, so the copies of these
+    // options (one per fit of a hypotest) share it; with_minimizer_controls gives options with other controls.
     std::shared_ptr<const MinimizerControls> minimizer;
 };
 

@@ -1,7 +1,7 @@
-// The inference engine's machinery, for callers that drive it themselves: the shared caches and hints of a
-// search over the POI, and the lockstep batched fits and test statistics of the toys. fit, hypotest, limits and
-// the diagnostics (hfcore/infer.hpp, hfcore/diagnostics.hpp) make and use these internally; a physicist's analysis
-// does not need them.
+// The inference engine's machinery, for callers that drive it themselves: the minimiser's own controls, the shared
+// caches and hints of a search over the POI, and the lockstep batched fits and test statistics of the toys. fit,
+// hypotest, limits and the diagnostics (hfcore/infer.hpp, hfcore/diagnostics.hpp) make and use these internally; a
+// physicist's analysis does not need them.
 #pragma once
 
 #include <cstdint>
