@@ -36,6 +36,7 @@
 #include "hfcore/distributed.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/infer.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "hfcore/json.hpp"
 
 namespace {
@@ -161,7 +162,11 @@ json::Value cmd_time(const json::Value& req) {
     const std::vector<double> init = m.suggested_init();
     // Fit options for fit / hypotest / upper_limit ("polish": false skips the Newton polish, for profiling).
     hf::infer::HypotestOptions hopts;
-    if (const auto* v = req.find("polish"); v && v->is_bool()) hopts.fit.polish = v->as_bool();
+    if (const auto* v = req.find("polish"); v && v->is_bool()) {
+        hf::infer::MinimizerControls controls;
+        controls.polish = v->as_bool();
+        hopts.fit = hf::infer::with_minimizer_controls(hopts.fit, std::move(controls));
+    }
     hopts.fit.algorithm = hf::infer::parse_fit_algorithm(get_string(req, "algorithm", "auto"));
     hopts.fit.tolerance = get_number(req, "tolerance", hopts.fit.tolerance);
 

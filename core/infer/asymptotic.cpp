@@ -70,7 +70,11 @@ AsymptoticCalculator::State::State(const Model& model, std::vector<double> data,
     check_observed_data(model_, data_, "hypotest");
     data_t_ = model_.bind(data_);  // uploaded and bound once for every fit of this calculator
     cache_ = options_.cache ? options_.cache : make_asymptotic_cache();
-    if (!options_.fit.hessian_hints) options_.fit.hessian_hints = cache_->hessians;
+    if (!minimizer_controls(options_.fit).hessian_hints) {
+        MinimizerControls hinted = minimizer_controls(options_.fit);
+        hinted.hessian_hints = cache_->hessians;
+        options_.fit = with_minimizer_controls(std::move(options_.fit), std::move(hinted));
+    }
 }
 
 std::shared_ptr<AsymptoticFitCache> make_asymptotic_cache() { return std::make_shared<AsymptoticFitCache>(); }
@@ -95,9 +99,10 @@ void AsymptoticCalculator::State::ensure_data_fits() {
     c.asimov_t = model_.bind(asimov.reshape({model_.n_main() + model_.n_aux()}));
     // The Asimov data are the expectation at asimov_fit's parameters, so the free fit's global minimum is there
     // (every Poisson and Gaussian term at its mean, the POI inside its bounds): start there, no basin to search.
-    FitOptions no_search = options_.fit;
+    MinimizerControls no_search = minimizer_controls(options_.fit);
     no_search.basin_search = false;
-    c.free_asimov = detail::fit_from(model_, c.asimov_t, config_, no_search, c.asimov_fit.bestfit);
+    c.free_asimov = detail::fit_from(model_, c.asimov_t, config_, with_minimizer_controls(options_.fit, no_search),
+                                     c.asimov_fit.bestfit);
     c.have_asimov = true;
 }
 

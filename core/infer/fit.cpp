@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "hfcore/observed_data.hpp"
 #include "infer/fit_from.hpp"
 #include "infer/minimize/basin_search.hpp"
@@ -25,6 +26,7 @@ namespace {
 FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConfig& cfg, const FitOptions& options,
                   const std::vector<double>& start) {
     Problem p = detail::make_problem(model, data, cfg);
+    const MinimizerControls& controls = minimizer_controls(options);
     const double tol = options.tolerance > 0 ? options.tolerance : detail::default_tolerance(model);
     FitResult r;
     std::vector<double> y(p.nfree(), 0.0);
@@ -62,17 +64,17 @@ FitResult run_fit(const Model& model, const BoundLikelihood& data, const FitConf
         status = detail::quasi_newton(p, algs[a], y, f, budget);
         if (!r.algorithm.empty()) r.algorithm += '+';
         r.algorithm += detail::quasi_newton_name(algs[a]);
-        if (options.polish) {
-            newton = detail::newton_polish(p, y, f, tol, 30, options.hessian_hints.get());
+        if (controls.polish) {
+            newton = detail::newton_polish(p, y, f, tol, 30, controls.hessian_hints.get());
             r.algorithm += "+newton";
         } else {
             // Without polish: check the distance to the minimum only.
-            newton = detail::newton_polish(p, y, f, tol, 0, options.hessian_hints.get());
+            newton = detail::newton_polish(p, y, f, tol, 0, controls.hessian_hints.get());
         }
     }
     int basin_skipped = 0;
-    if (options.basin_search && options.polish && p.nfree() > 0) {
-        const auto search = detail::search_basins(model, p, y, f, newton, tol, options.other_starts);
+    if (controls.basin_search && controls.polish && p.nfree() > 0) {
+        const auto search = detail::search_basins(model, p, y, f, newton, tol, controls.other_starts);
         r.minimizer.basin_candidates = search.candidates;
         r.minimizer.other_basin = search.moved;
         basin_skipped = search.skipped;
@@ -117,6 +119,16 @@ void MinimizerReport::add(const MinimizerReport& fit) {
     max_projected_gradient = std::max(max_projected_gradient, fit.max_projected_gradient);
     basin_candidates += fit.basin_candidates;
     other_basin = other_basin || fit.other_basin;
+}
+
+const MinimizerControls& minimizer_controls(const FitOptions& options) {
+    static const MinimizerControls defaults;
+    return options.minimizer ? *options.minimizer : defaults;
+}
+
+FitOptions with_minimizer_controls(FitOptions options, MinimizerControls controls) {
+    options.minimizer = std::make_shared<const MinimizerControls>(std::move(controls));
+    return options;
 }
 
 namespace detail {

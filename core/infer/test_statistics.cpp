@@ -85,11 +85,11 @@ double combine_test_stat(TestStat stat, double mu, double twice_nll_fixed, doubl
 
 FitOptions with_other_minima(const Model& model, const FitConfig& config, const FitOptions& options,
                              const std::vector<const FitResult*>& others) {
-    FitOptions o = options;
-    if (!options.basin_search || !can_be_multimodal(model, config.fixed)) return o;
+    if (!minimizer_controls(options).basin_search || !can_be_multimodal(model, config.fixed)) return options;
+    MinimizerControls c = minimizer_controls(options);
     for (const FitResult* r : others)
-        if (r && !r->bestfit.empty()) o.other_starts.push_back(r->bestfit);
-    return o;
+        if (r && !r->bestfit.empty()) c.other_starts.push_back(r->bestfit);
+    return with_minimizer_controls(options, std::move(c));
 }
 
 bool keep_free_fit_lowest(const Model& model, const Tensor& data, const FitConfig& config,
@@ -102,10 +102,10 @@ bool keep_free_fit_lowest(const Model& model, const BoundLikelihood& data, const
     // Equal minima differ by the fits' convergence tolerance (twice_nll: twice the NLL tolerance) only.
     const double tol = options.tolerance > 0 ? options.tolerance : default_tolerance(model);
     if (!(conditional.twice_nll < free.twice_nll - std::max(1e-8, 20 * tol))) return false;
-    FitOptions o = options;
-    o.basin_search = true;
-    o.other_starts = {conditional.bestfit};
-    FitResult again = fit(model, data, config, o);
+    MinimizerControls c = minimizer_controls(options);
+    c.basin_search = true;
+    c.other_starts = {conditional.bestfit};
+    FitResult again = fit(model, data, config, with_minimizer_controls(options, std::move(c)));
     if (!(again.twice_nll < free.twice_nll)) return false;
     again.minimizer.other_basin = true;
     free = std::move(again);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "hfcore/observed_data.hpp"
 #include "hfcore/toy_study.hpp"
 #include "infer/minimize/basin_search.hpp"
@@ -97,12 +98,13 @@ ToyFits fit_block(const Model& model, const Tensor& data, const std::vector<doub
                   const FitOptions& fit_options) {
     const std::int64_t K = data.dim(0);
     const std::int64_t np = model.n_pars();
-    FitOptions from_init = fit_options;
-    from_init.other_starts.clear();
+    MinimizerControls no_starts = minimizer_controls(fit_options);
+    no_starts.other_starts.clear();
+    FitOptions from_init = with_minimizer_controls(fit_options, no_starts);
     from_init.uncertainties = false;
     // From the truth: where the toys' minima lie, and where the batch's fixed curvature is taken.
     BatchFitResult fits = detail::batch_fit(model, data, cfg, from_init, truth);
-    if (fit_options.basin_search && detail::can_be_multimodal(model, cfg.fixed)) {
+    if (no_starts.basin_search && detail::can_be_multimodal(model, cfg.fixed)) {
         detail::keep_lower(fits, detail::batch_fit_known(model, data, cfg, from_init, {}, fits), np);
         detail::search_toy_basins(model, data, cfg, from_init, truth, fits);
     }
@@ -121,9 +123,9 @@ ToyFits fit_block(const Model& model, const Tensor& data, const std::vector<doub
         if (!ok) {
             // The straggler gets a full single fit (NLopt, Newton polish, basin search), from the init and from
             // the truth and the batch's last point.
-            FitOptions o = from_init;
-            o.other_starts = {truth, std::vector<double>(best, best + np)};
-            const FitResult r = fit(model, row, cfg, o);
+            MinimizerControls starts = no_starts;
+            starts.other_starts = {truth, std::vector<double>(best, best + np)};
+            const FitResult r = fit(model, row, cfg, with_minimizer_controls(from_init, std::move(starts)));
             ++out.fallback;
             if (r.converged || r.twice_nll < out.twice_nll[k]) {
                 std::copy(r.bestfit.begin(), r.bestfit.end(), best);

@@ -82,16 +82,18 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
     // of each fit stops once it has settled next to the minimum the first found (batch_fit_known). Then each
     // fit's basin search (batch_basin_search.cpp), as a single fit has, for the multimodal parameters a toy's
     // data can turn over.
-    FitOptions from_init = options;
-    from_init.other_starts.clear();
-    const bool multimodal = options.basin_search && detail::can_be_multimodal(model, cfg.fixed);
+    const MinimizerControls& given = minimizer_controls(options);
+    MinimizerControls no_starts = given;
+    no_starts.other_starts.clear();
+    const FitOptions from_init = with_minimizer_controls(options, no_starts);
+    const bool multimodal = given.basin_search && detail::can_be_multimodal(model, cfg.fixed);
     const std::vector<double> init_start;  // empty: the init
     const std::vector<double>& unimodal_start =
-        !multimodal && !options.other_starts.empty() ? options.other_starts.front() : init_start;
+        !multimodal && !given.other_starts.empty() ? given.other_starts.front() : init_start;
     BatchFitResult fixed, free;
-    if (multimodal && !options.other_starts.empty()) {
+    if (multimodal && !given.other_starts.empty()) {
         bool first = true;
-        for (const auto& start : options.other_starts) {
+        for (const auto& start : given.other_starts) {
             if (first)
                 fixed = detail::batch_fit(model, data_kn, fixed_cfg, from_init, start);
             else
@@ -101,10 +103,10 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
         }
         detail::keep_lower(fixed, detail::batch_fit_known(model, data_kn, fixed_cfg, from_init, init_start, fixed),
                            np);
-        const std::vector<double>& front = options.other_starts.front();  // where the fixed curvature is taken
+        const std::vector<double>& front = given.other_starts.front();  // where the fixed curvature is taken
         detail::search_toy_basins(model, data_kn, fixed_cfg, from_init, front, fixed);
         free = detail::batch_fit_from(model, data_kn, cfg, from_init, front, fixed.bestfit);
-        for (const auto& start : options.other_starts)
+        for (const auto& start : given.other_starts)
             detail::keep_lower(free, detail::batch_fit_known(model, data_kn, cfg, from_init, start, free), np);
         detail::search_toy_basins(model, data_kn, cfg, from_init, front, free);
     } else {
@@ -134,9 +136,9 @@ std::vector<double> test_statistic_batch(TestStat stat, double mu, const Model& 
                 ++local.fallback;
             }
             if (!free.converged[k] || free_above || nll_fixed < nll_free - 1e-6) {
-                FitOptions o = from_init;
-                o.other_starts = {fixed_min};
-                auto r = fit(model, row, cfg, o);
+                MinimizerControls from_fixed = no_starts;
+                from_fixed.other_starts = {fixed_min};
+                auto r = fit(model, row, cfg, with_minimizer_controls(options, std::move(from_fixed)));
                 if (!free.converged[k] || r.twice_nll < nll_free) {
                     nll_free = r.twice_nll;
                     muhat = r.bestfit[poi];
@@ -183,8 +185,9 @@ ToyBlockResult toy_block(TestStat stat, double poi_test, const Model& model, con
     Tensor data = sample_toys(model, pars, block.first, block.count, options.seed, block.stream);
     BatchStats stats;
     ToyBlockResult r;
-    FitOptions fo = options.fit;
-    fo.other_starts = {pars};  // the toys' truth: where their global minima lie, unless the model says otherwise
+    MinimizerControls controls = minimizer_controls(options.fit);
+    controls.other_starts = {pars};  // the toys' truth: where their global minima lie, unless the model says otherwise
+    const FitOptions fo = with_minimizer_controls(options.fit, std::move(controls));
     r.teststats = test_statistic_batch(stat, poi_test, model, data, cfg, fo, &stats);
     r.batched = stats.batched;
     r.fallback = stats.fallback;

@@ -30,9 +30,9 @@ struct FitConfig {
     FitConfig resolved(const Model& model) const;
 };
 
-// Hessians of earlier fits of the same model, data set and configuration (see FitOptions::hessian_hints; made by
-// make_hessian_hints in hfcore/infer_advanced.hpp).
-struct HessianHints;
+// The minimiser's own controls (Newton polish, basin search, more starts, Hessian hints), for callers that drive
+// the engine: hfcore/infer_advanced.hpp.
+struct MinimizerControls;
 
 // automatic = LD_LBFGS, then LD_SLSQP when the first does not converge; or lbfgs / slsqp alone.
 enum class FitAlgorithm { automatic, lbfgs, slsqp };
@@ -46,19 +46,9 @@ struct FitOptions {
     // precision-dependent default: 1e-9 at 64b, 1e-4 at 32b).
     double tolerance = 0.0;
     bool uncertainties = false;  // also compute the Hessian, uncertainties and correlations
-    bool polish = true;          // Newton polish with the finite-difference Hessian after the quasi-Newton fit
-    // After the local fit, look for lower minima in the other basins of the parameters whose profile likelihood
-    // can have two minima (histosys/normsys with a large even response: starts shifted and mirrored in each of
-    // them) and from other_starts, keeping the lowest. Costs nothing on a model without such parameters and
-    // without other starts.
-    bool basin_search = true;
-    // More starting points (all parameters; fixed ones are ignored) for the basin search, e.g. the minima of the
-    // other fits of a hypotest to the same data. Starts where the likelihood is not finite are skipped.
-    std::vector<std::vector<double>> other_starts;
-    // Optional, shared by fits of one model and configuration (the fits of a hypotest or an upper-limit search):
-    // the Hessian of an earlier fit confirms a new fit's convergence when the edm it gives is far inside the
-    // tolerance, saving a finite-difference Hessian (2 x free parameters gradients). Fits never step with it.
-    std::shared_ptr<HessianHints> hessian_hints;
+    // Optional; none = the defaults (hfcore/infer_advanced.hpp). Never changed once made, so the copies of these
+    // options (one per fit of a hypotest) share it; with_minimizer_controls gives options with other controls.
+    std::shared_ptr<const MinimizerControls> minimizer;
 };
 
 // How the minimiser reached a minimum, beyond FitResult::converged and reason: for a fit, its own figures; for a
@@ -67,7 +57,7 @@ struct MinimizerReport {
     std::int64_t n_eval = 0;      // likelihood evaluations (a batch of K points counts K)
     double edm = 0.0;             // Newton estimate of the remaining NLL decrease at the minimum
     double max_projected_gradient = 0.0;  // in scaled variables (units of each parameter's constraint width)
-    // The basin search (FitOptions::basin_search): how many other starting points were descended from, and
+    // The basin search (MinimizerControls::basin_search): how many other starting points were descended from, and
     // whether the minimum returned came from one of them (the descent from the fit's start ended higher).
     int basin_candidates = 0;
     bool other_basin = false;

@@ -9,6 +9,7 @@
 #include "grad_support.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/infer.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "hfcore/loader.hpp"
 
 namespace hf::test {
@@ -146,8 +147,10 @@ TEST(ProfileGrad, NotConvergedSaysSo) {
     auto o = tight_options();
     o.fit.max_eval = 2;
     o.fit.algorithm = infer::FitAlgorithm::lbfgs;
-    o.fit.polish = false;
-    o.fit.basin_search = false;
+    infer::MinimizerControls unpolished;
+    unpolished.polish = false;
+    unpolished.basin_search = false;
+    o.fit = infer::with_minimizer_controls(o.fit, unpolished);
     const auto g = grad::hypotest_gradient(1.0, c.spec, model, c.main_data, o);
     EXPECT_EQ(g.status, grad::Status::not_converged);
     EXPECT_FALSE(g.reason.empty());

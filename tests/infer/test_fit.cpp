@@ -133,8 +133,9 @@ TEST(Fit, FixedParametersStayPut) {
 TEST(Fit, HessianHintsSaveEvaluationsNotAccuracy) {
     auto e = load_example();
     infer::FitOptions plain;
-    infer::FitOptions hinted;
-    hinted.hessian_hints = infer::make_hessian_hints();
+    infer::MinimizerControls with_hints;
+    with_hints.hessian_hints = infer::make_hessian_hints();
+    const infer::FitOptions hinted = infer::with_minimizer_controls({}, with_hints);
     for (double mu : {0.5, 0.8, 1.2}) {
         auto a = infer::fixed_poi_fit(mu, *e.model, e.data, {}, plain);
         auto b = infer::fixed_poi_fit(mu, *e.model, e.data, {}, hinted);

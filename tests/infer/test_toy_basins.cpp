@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "hfcore/backend.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "infer/minimize/batch_fit.hpp"
 #include "infer_support.hpp"
 
@@ -42,8 +43,9 @@ Counts compare(const Case& c, const infer::FitConfig& cfg, double mu_truth, std:
     }
     infer::BatchFitResult after = before;
     infer::detail::search_toy_basins(m, data, cfg, {}, truth, after);
-    infer::FitOptions single;
-    single.other_starts = {truth};
+    infer::MinimizerControls from_truth;
+    from_truth.other_starts = {truth};
+    const auto single = infer::with_minimizer_controls({}, from_truth);
     Counts n;
     auto& be = *m.backend();
     const auto rows = be.to_host_double(data);

@@ -121,8 +121,9 @@ TEST(Toys, BatchFitMatchesSingleFits) {
         auto th = host(toys);
         for (std::int64_t k = 0; k < K; ++k) {
             std::vector<double> row(th.begin() + k * W, th.begin() + (k + 1) * W);
-            infer::FitOptions local;
-            local.basin_search = false;
+            infer::MinimizerControls no_search;
+            no_search.basin_search = false;
+            const auto local = infer::with_minimizer_controls({}, no_search);
             auto single = infer::fit(*c.model, row, {}, local);
             ASSERT_TRUE(single.converged) << name << " toy " << k << ": " << single.reason;
             EXPECT_TRUE(batch.converged[k]) << name << " toy " << k;

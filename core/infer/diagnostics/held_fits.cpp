@@ -12,6 +12,7 @@
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/backend.hpp"
 #include "hfcore/executor.hpp"
+#include "hfcore/infer_advanced.hpp"
 #include "hfcore/observed_data.hpp"
 #include "infer/fit_from.hpp"
 #include "infer/minimize/basin_search.hpp"
@@ -249,7 +250,8 @@ void HeldFits::finish_all(const Model& model, const BoundLikelihood& data_t, int
     };
     std::vector<HeldMinimum> polished(probs.size());
     std::vector<char> ready(probs.size(), 0);
-    const bool search = options_.fit.basin_search && options_.fit.polish;
+    const MinimizerControls& controls = minimizer_controls(options_.fit);
+    const bool search = controls.basin_search && controls.polish;
     const double tol = options_.fit.tolerance > 0 ? options_.fit.tolerance : default_tolerance(model);
     const bool in_lockstep = search && searches_in_lockstep(*model.backend());
     run::for_each_index(runs.size(), nthreads, [&](std::size_t r, int t) {
@@ -318,7 +320,7 @@ std::vector<double> HeldFits::free_with(const HeldValues& held) const {
 }
 
 std::vector<std::vector<double>> HeldFits::known_starts(const HeldFitProblem& pr) const {
-    std::vector<std::vector<double>> out = options_.fit.other_starts;
+    std::vector<std::vector<double>> out = minimizer_controls(options_.fit).other_starts;
     out.push_back(free_with(pr.held));
     return out;
 }
@@ -344,8 +346,7 @@ void HeldFits::run_single(const Model& model, int threads, const std::vector<Hel
                        HeldFit& o) {
         try {
             const FitConfig c = held_config(pr.held);
-            FitOptions fo = options_.fit;
-            fo.uncertainties = false;
+            MinimizerControls controls = minimizer_controls(options_.fit);
             std::vector<double> start = pr.start;
             // A start moved along the covariance can leave the region where the likelihood exists (negative
             // yields far out on a scan): the free fit's minimum with the held values is the start then.
@@ -353,8 +354,10 @@ void HeldFits::run_single(const Model& model, int threads, const std::vector<Hel
                 start = free_.bestfit;
                 for (const auto& [i, v] : pr.held) start[static_cast<std::size_t>(i)] = v;
             }
-            if (!batch_end.empty()) fo.other_starts.push_back(batch_end);
-            fo.other_starts.push_back(free_with(pr.held));
+            if (!batch_end.empty()) controls.other_starts.push_back(batch_end);
+            controls.other_starts.push_back(free_with(pr.held));
+            FitOptions fo = with_minimizer_controls(options_.fit, std::move(controls));
+            fo.uncertainties = false;
             FitResult r = detail::fit_from(m, data_, c, fo, start);
             o.bestfit = std::move(r.bestfit);
             o.twice_nll = r.twice_nll;
