@@ -20,4 +20,9 @@ std::vector<double> read_data(const hf::Model& m, nb::handle data);
 // dropped: a progress display never stops the computation.
 hf::infer::ProgressFn python_progress(nb::handle callback);
 
+// pyhf's fit arguments and hfcore's hypotest arguments, in the bindings' order (with nb::literals in scope).
+#define HFPY_FIT_ARGS "init_pars"_a.none() = nb::none(), "par_bounds"_a.none() = nb::none(), "fixed_params"_a.none() = nb::none()
+#define HFPY_TEST_ARGS "test_stat"_a = "qtilde", "calctype"_a = "asymptotics", "calc_base_dist"_a = "normal", \
+                       "ntoys"_a = 2000, "seed"_a = 0, "toy_batch"_a = 1000, "progress"_a.none() = nb::none()
+
 }  // namespace hfpy
