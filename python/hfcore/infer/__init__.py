@@ -138,9 +138,10 @@ def scan(workspace, patches, poi_test=1.0, upper_limit=False, level=0.05, rtol=1
         from ..tensor import backend as load
 
         backend = load(backend)
+    mpi = None if mpi is None else bool(mpi)
     rank, _ = _mpi_ranks(mpi)
     if rank != 0:
-        progress = None  # rank 0 counts every rank's points
+        progress = False  # rank 0's bar counts every rank's points
     with reporting(progress, "scan") as report:
         results = _core.scan(ws._cpp_workspace(), named, measurement_name, normsys, histosys, float(poi_test),
                              bool(upper_limit), float(level), float(rtol), int(threads or 0), backend,
@@ -162,7 +163,7 @@ def _mpi_ranks(mpi):
 
         warnings.warn("started by mpirun, but MPI is not built into this hfcore (" + _core.mpi_description()
                       + "): every rank runs the whole scan", RuntimeWarning, stacklevel=3)
-    return _core.mpi_world(None if mpi is None else bool(mpi))
+    return _core.mpi_world(mpi)
 
 
 def __dir__():
