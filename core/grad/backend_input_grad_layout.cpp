@@ -7,13 +7,6 @@
 #include <algorithm>
 #include <cmath>
 
-namespace hf::grad_detail {
-// Dual<double>'s functions (autodiff.hpp) take std's for its double parts.
-using std::exp;
-using std::log;
-using std::sqrt;
-}  // namespace hf::grad_detail
-
 #include "grad/autodiff.hpp"
 #include "modifiers/code4.hpp"
 
