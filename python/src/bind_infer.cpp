@@ -53,6 +53,16 @@ std::vector<double> read_data(const hf::Model& m, nb::handle data) {
     return d;
 }
 
+void set_test_options(inf::HypotestOptions& o, const std::string& test_stat, const std::string& calctype,
+                      const std::string& base_dist, std::int64_t ntoys, std::uint64_t seed, std::int64_t toy_batch) {
+    o.test_stat = guarded(Kind::HFCoreError, [&] { return inf::parse_test_stat(test_stat); });
+    o.calctype = guarded(Kind::HFCoreError, [&] { return inf::parse_calctype(calctype); });
+    o.calc_base_dist = guarded(Kind::HFCoreError, [&] { return inf::parse_base_dist(base_dist); });
+    o.ntoys = ntoys;
+    o.seed = seed;
+    o.toy_batch = toy_batch;
+}
+
 hf::infer::ProgressFn python_progress(nb::handle callback) {
     if (callback.is_none()) return {};
     // The last reference may go on a thread without the GIL: take it to release the callable.
@@ -161,12 +171,7 @@ inf::HypotestOptions hypotest_options(const hf::Model& m, nb::handle init, nb::h
     inf::HypotestOptions o;
     o.progress = python_progress(progress);
     o.config = fit_config(m, init, bounds, fixed);
-    o.test_stat = guarded(Kind::HFCoreError, [&] { return inf::parse_test_stat(test_stat); });
-    o.calctype = guarded(Kind::HFCoreError, [&] { return inf::parse_calctype(calctype); });
-    o.calc_base_dist = guarded(Kind::HFCoreError, [&] { return inf::parse_base_dist(base_dist); });
-    o.ntoys = ntoys;
-    o.seed = seed;
-    o.toy_batch = toy_batch;
+    set_test_options(o, test_stat, calctype, base_dist, ntoys, seed, toy_batch);
     return o;
 }
 

@@ -94,12 +94,7 @@ void bind_scan(nb::module_& m) {
             BackendRef like = backend_arg(backend);
             if (!like) like = default_backend_handle();
             inf::HypotestOptions o;
-            o.test_stat = guarded(Kind::HFCoreError, [&] { return inf::parse_test_stat(test_stat); });
-            o.calctype = guarded(Kind::HFCoreError, [&] { return inf::parse_calctype(calctype); });
-            o.calc_base_dist = guarded(Kind::HFCoreError, [&] { return inf::parse_base_dist(base_dist); });
-            o.ntoys = ntoys;
-            o.seed = seed;
-            o.toy_batch = toy_batch;
+            set_test_options(o, test_stat, calctype, base_dist, ntoys, seed, toy_batch);
             hf::ModelRequest request;
             request.measurement_name = measurement_name;
             request.settings.normsys_interpcode = hf::parse_interpcode(normsys);
