@@ -80,7 +80,7 @@ RunContext start_run(const std::string& command, const json::Value& inputs, cons
     if (path.empty() && !output_file.empty()) path = output_file + ".journal.jsonl";
     if (path.empty() && options.resume)
         throw InputError("--resume", "", "needs a journal: give --output-file (or --journal)");
-    if (ctx.root() && !path.empty()) ctx.journal = run::Journal::open(path, command, digest(inputs), options.resume);
+    if (!path.empty()) ctx.journal = run::open_journal_on_root(ctx.comm, path, command, digest(inputs), options.resume);
     if (ctx.journal && ctx.journal->resumed() > 0)
         std::cerr << "hfcore: " << command << ": resuming: " << ctx.journal->resumed() << " units from "
                   << ctx.journal->path() << "\n";

@@ -12,6 +12,12 @@
 
 namespace hf::grad_detail {
 
+// Dual<T>'s functions below call exp, log and sqrt unqualified: for Dual<double> they must find std's, which the
+// Var overloads declared here would otherwise hide.
+using std::exp;
+using std::log;
+using std::sqrt;
+
 // One tape entry: up to two parents with the local partial derivatives.
 struct Node {
     std::int32_t a = -1, b = -1;

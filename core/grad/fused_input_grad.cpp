@@ -12,13 +12,6 @@
 #include <memory>
 #include <optional>
 
-namespace hf::grad_detail {
-// Dual<double>'s functions (autodiff.hpp) take std's for its double parts.
-using std::exp;
-using std::log;
-using std::sqrt;
-}  // namespace hf::grad_detail
-
 #include "grad/autodiff.hpp"
 #include "grad/evaluate.hpp"
 #include "hfcore/plugin/likelihood.hpp"

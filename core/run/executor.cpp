@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <thread>
 
 #include "hfcore/errors.hpp"
@@ -182,6 +183,26 @@ void deal(const Communicator& comm, Ledger& ledger, int remote_threads) {
 }
 
 }  // namespace
+
+std::unique_ptr<Journal> open_journal_on_root(const Communicator& comm, const std::string& path,
+                                              const std::string& command, const std::string& digest, bool resume) {
+    std::unique_ptr<Journal> journal;
+    std::exception_ptr failure;
+    std::string message;  // empty: opened
+    if (comm.is_root()) {
+        try {
+            journal = Journal::open(path, command, digest, resume);
+        } catch (const std::exception& e) {
+            failure = std::current_exception();
+            message = e.what();
+            if (message.empty()) message = "the journal " + path + " could not be opened";
+        }
+    }
+    if (comm.distributed()) message = detail::broadcast(comm, message);
+    if (failure) std::rethrow_exception(failure);
+    if (!message.empty()) throw Error(message);
+    return journal;
+}
 
 bool is_error(const json::Value& result) { return result.is_object() && result.find("error") != nullptr; }
 

@@ -135,6 +135,12 @@ private:
     std::unordered_map<std::string, json::Value> done_;
 };
 
+// Journal::open on rank 0 of `comm` (null on the other ranks), its outcome given to every rank: where rank 0
+// cannot open it (a journal of other inputs, no permission), every rank throws its message, so that no rank waits
+// in run_units for a rank 0 that gave up. Call it on all ranks.
+std::unique_ptr<Journal> open_journal_on_root(const Communicator& comm, const std::string& path,
+                                              const std::string& command, const std::string& digest, bool resume);
+
 // ---- executor -----------------------------------------------------------------------------------------------
 
 // Computes one unit; exceptions become {"error": message} results.

@@ -15,6 +15,8 @@ void bind_infer(nb::module_& m);
 void bind_diagnostics(nb::module_& m);
 void bind_grad(nb::module_& m);
 void bind_toys(nb::module_& m);
+void bind_scan(nb::module_& m);
+void bind_mpi(nb::module_& m);
 }  // namespace hfpy
 
 NB_MODULE(_core, m) {
@@ -32,4 +34,6 @@ NB_MODULE(_core, m) {
     hfpy::bind_diagnostics(m);
     hfpy::bind_grad(m);
     hfpy::bind_toys(m);
+    hfpy::bind_scan(m);
+    hfpy::bind_mpi(m);
 }

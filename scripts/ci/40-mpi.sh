@@ -96,4 +96,12 @@ for cmd in "ranking" "profile --par mu_SIG --range 0,3,41"; do
         same "$tmp/$name.1.json" "$tmp/$name.$np.json" "$name, $np ranks vs 1 process"
     done
 done
+# Python: hfcore.infer.scan under mpirun (2 ranks) returns the one-process scan on rank 0 (tests/python/
+# test_scan_mpi.py), in stage 30's venv (its pip install of this clone); HFCORE_REQUIRE_MPI=1 turns the test's
+# skip where MPI is missing into a failure, and a skip of any other cause fails below.
+venv=$root/build/python-venv
+[ -x "$venv/bin/python" ] || { echo "40-mpi: $venv not found: stage 30 (Python) makes it"; exit 1; }
+(cd "$root/tests/python" && HFCORE_REQUIRE_MPI=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider -rs \
+    test_scan_mpi.py) | tee "$tmp/pytest-mpi.log"
+if grep -Eq "[0-9]+ skipped" "$tmp/pytest-mpi.log"; then echo "40-mpi: the Python MPI test was skipped"; exit 1; fi
 echo "40-mpi: took $((SECONDS - t0)) s"

@@ -90,7 +90,8 @@ def _hypotest_returns(observed, tails, band, calc, return_tail_probs, return_exp
 
 
 def scan(workspace, patches, poi_test=1.0, upper_limit=False, level=0.05, rtol=1e-4, threads=None,
-         measurement_name=None, modifier_settings=None, backend=None, progress=None, journal=None, **kwargs):
+         measurement_name=None, modifier_settings=None, backend=None, progress=None, journal=None, mpi=None,
+         **kwargs):
     """Hypotests (and with ``upper_limit=True`` the limits) of many signal patches of one background-only
     workspace, in parallel C++ threads (each with its own instance of the backend), the GIL released.
 
@@ -107,6 +108,13 @@ def scan(workspace, patches, poi_test=1.0, upper_limit=False, level=0.05, rtol=1
     takes the points it holds instead of computing them again, so a scan stopped half way (a killed job, a
     crash) keeps what it finished. A journal made with other inputs (workspace, patches, options, backend) is
     refused with an error. The file stays after the call: remove it when the results are kept elsewhere.
+
+    Under MPI (``mpirun -n 4 python script.py``), as ``hfcore scan``: the points are dealt to the threads of every
+    rank, rank 0 keeps the journal and returns the results, which equal the one-process results; the other ranks
+    return None (write outputs where the result is not None). ``mpi``: None (default) uses MPI where the process
+    was started by mpirun/mpiexec/srun and MPI is built into hfcore (``hfcore --version``), True requires it (an
+    error otherwise), False runs the whole scan in this process. Call it on every rank with the same arguments.
+    mpi4py is not needed; a program that initialised MPI itself (mpi4py) shares its MPI_COMM_WORLD.
     """
     from ..patchset import PatchSet
     from ..pdf import _interpcodes
@@ -130,16 +138,32 @@ def scan(workspace, patches, poi_test=1.0, upper_limit=False, level=0.05, rtol=1
         from ..tensor import backend as load
 
         backend = load(backend)
+    mpi = None if mpi is None else bool(mpi)
+    rank, _ = _mpi_ranks(mpi)
+    if rank != 0:
+        progress = False  # rank 0's bar counts every rank's points
     with reporting(progress, "scan") as report:
         results = _core.scan(ws._cpp_workspace(), named, measurement_name, normsys, histosys, float(poi_test),
                              bool(upper_limit), float(level), float(rtol), int(threads or 0), backend,
                              opts["test_stat"], calctype, opts["calc_base_dist"], opts["ntoys"], opts["seed"],
                              opts["toy_batch"], progress=report,
-                             journal=None if journal is None else os.fspath(journal))
+                             journal=None if journal is None else os.fspath(journal), mpi=mpi)
+    if results is None:
+        return None
     for r in results:
         if r["name"] in values:
             r["values"] = values[r["name"]]
     return results
+
+
+def _mpi_ranks(mpi):
+    """(rank, size) of the ranks a call with ``mpi`` shares its work with (MPI initialised on first use)."""
+    if mpi is None and not _core.mpi_compiled_in() and _core.launched_by_mpi():
+        import warnings
+
+        warnings.warn("started by mpirun, but MPI is not built into this hfcore (" + _core.mpi_description()
+                      + "): every rank runs the whole scan", RuntimeWarning, stacklevel=3)
+    return _core.mpi_world(mpi)
 
 
 def __dir__():
