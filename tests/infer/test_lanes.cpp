@@ -6,9 +6,9 @@
 #include <cmath>
 #include <vector>
 
-#include "infer/minimize/lanes.hpp"
+#include "numerics/lanes.hpp"
 
-namespace lanes = hf::infer::detail::lanes;
+namespace lanes = hf::numerics::lanes;
 
 TEST(Lanes, DotsEqualDotOneByOne) {
     for (std::size_t n : {0u, 1u, 3u, 4u, 15u, 16u, 17u, 35u, 250u, 251u}) {

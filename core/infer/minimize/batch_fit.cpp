@@ -18,18 +18,18 @@
 
 #include "hfcore/backend.hpp"
 #include "infer/minimize/basin_search.hpp"
-#include "infer/minimize/dense.hpp"
 #include "infer/minimize/inverse_hessian.hpp"
-#include "infer/minimize/lanes.hpp"
+#include "infer/minimize/lbfgs_steps.hpp"
 #include "infer/minimize/own_fisher.hpp"
 #include "infer/minimize/problem.hpp"
 #include "infer/minimize/batch_fit.hpp"
+#include "numerics/lanes.hpp"
 
 namespace hf::infer {
 
 namespace {
 
-namespace lanes = detail::lanes;
+namespace lanes = numerics::lanes;
 
 // Steps kept per problem. The memory decides which local minimum a toy fit of a likelihood with many ends in, so
 // it is part of the results: 10 keeps the minima of earlier releases; more pairs save evaluations but move minima

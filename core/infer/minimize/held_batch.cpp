@@ -12,10 +12,13 @@
 #include <limits>
 
 #include "hfcore/backend.hpp"
-#include "infer/minimize/dense.hpp"
 #include "infer/minimize/held_batch.hpp"
+#include "infer/minimize/lbfgs_steps.hpp"
+#include "numerics/dense.hpp"
 
 namespace hf::infer::detail {
+
+using numerics::cholesky_solve, numerics::dot, numerics::shifted_cholesky;
 
 namespace {
 
