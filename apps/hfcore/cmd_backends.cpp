@@ -52,6 +52,7 @@ hf::json::Value to_json(const std::vector<hf::PluginListing>& plugins) {
     mpi.set("compiled_in", hf::json::Value(hf::run::mpi_compiled_in()));
     mpi.set("description", hf::json::Value(hf::run::mpi_description()));
     root.set("mpi", hf::json::Value(std::move(mpi)));
+    root.set("host_kernels", hf::json::Value(hf::run::host_vector_level()));
     return hf::json::Value(std::move(root));
 }
 
@@ -94,6 +95,7 @@ const hf::cli::Register reg(
                 return 1;
             }
             print_text(plugins);
+            std::cout << "host kernels (libhfcore): " << hf::run::host_vector_level() << "\n";
             std::cout << hf::run::mpi_description() << "\n";
             return 0;
         };

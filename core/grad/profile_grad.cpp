@@ -12,10 +12,10 @@
 
 #include "grad/evaluate.hpp"
 #include "grad/fused_input_grad.hpp"
-#include "infer/minimize/dense.hpp"
 #include "infer/minimize/problem.hpp"
 #include "hfcore/errors.hpp"
 #include "hfcore/grad.hpp"
+#include "numerics/dense.hpp"
 
 namespace hf::grad_detail {
 std::vector<Var> inputs_on_tape(const std::vector<double>& x);
@@ -185,10 +185,10 @@ std::pair<std::vector<double>, std::vector<double>> mixed_sweep(const Structure&
 // 1e-14 of its diagonal: a flat direction that rounding left barely positive).
 bool solve_spd(const std::vector<double>& H, std::size_t n, std::vector<double>& x) {
     std::vector<double> L = H;
-    if (!infer::detail::cholesky(L, n)) return false;
+    if (!numerics::cholesky(L, n)) return false;
     for (std::size_t j = 0; j < n; ++j)
         if (!(L[j * n + j] * L[j * n + j] > 1e-14 * std::max(1.0, std::abs(H[j * n + j])))) return false;
-    x = infer::detail::cholesky_solve(L, n, x);
+    x = numerics::cholesky_solve(L, n, x);
     return true;
 }
 

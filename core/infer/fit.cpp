@@ -12,8 +12,8 @@
 #include "hfcore/observed_data.hpp"
 #include "infer/fit_from.hpp"
 #include "infer/minimize/basin_search.hpp"
-#include "infer/minimize/dense.hpp"
 #include "infer/minimize/descent.hpp"
+#include "numerics/dense.hpp"
 
 namespace hf::infer {
 
@@ -142,9 +142,9 @@ void add_uncertainties(Problem& p, const std::vector<double>& y, FitResult& r) {
     if (n > 0) {
         auto h = p.hessian(y);
         std::vector<double> factor;
-        double shift = detail::shifted_cholesky(h, n, factor);
+        double shift = numerics::shifted_cholesky(h, n, factor);
         r.hessian_ok = shift == 0.0;
-        auto inv = detail::cholesky_inverse(factor, n);
+        auto inv = numerics::cholesky_inverse(factor, n);
         for (std::size_t a = 0; a < n; ++a) {
             r.uncertainties[p.free[a]] = std::sqrt(std::max(inv[a * n + a], 0.0)) * p.scale[a];
         }

@@ -12,9 +12,9 @@
 #include "hfcore/observed_data.hpp"
 #include "hfcore/toy_study.hpp"
 #include "infer/minimize/basin_search.hpp"
-#include "infer/minimize/dense.hpp"
 #include "infer/minimize/problem.hpp"
 #include "infer/minimize/batch_fit.hpp"
+#include "numerics/dense.hpp"
 
 namespace hf::infer {
 
@@ -85,9 +85,9 @@ bool hessian_uncertainties(const Model& model, const Tensor& row, const FitConfi
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j) sub[i * n + j] = h[kept[i] * nf + kept[j]];
     std::vector<double> factor;
-    const double shift = detail::shifted_cholesky(sub, n, factor);
+    const double shift = numerics::shifted_cholesky(sub, n, factor);
     if (shift < 0.0) return false;
-    const auto inv = detail::cholesky_inverse(factor, n);
+    const auto inv = numerics::cholesky_inverse(factor, n);
     for (std::size_t i = 0; i < n; ++i)
         out[p.free[kept[i]]] = std::sqrt(std::max(inv[i * n + i], 0.0)) * p.scale[kept[i]];
     return shift == 0.0;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 
 namespace hf::run {
 
@@ -22,5 +23,10 @@ int resolve_threads(int requested);
 // past the caller are the pool's idle threads: a call from inside another one (a likelihood evaluated by a held
 // fit's worker) gets those that are free, often none, so nested loops do not oversubscribe the cores.
 void for_each_index(std::size_t n, int threads, const std::function<void(std::size_t i, int worker)>& fn);
+
+// The vector level libhfcore's own host kernels run at (the batched fitter's, core/numerics/lanes.hpp), chosen
+// as the cpu plugin chooses its own (hfcore/plugin/vector_level.hpp): "vector level: avx2", with
+// " (HFCORE_CPU_SIMD; the CPU has avx512)" when capped, or " (why HFCORE_CPU_SIMD was not followed)".
+std::string host_vector_level();
 
 }  // namespace hf::run

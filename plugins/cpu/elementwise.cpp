@@ -1,7 +1,8 @@
 // Elementwise kernels of the cpu plugin: fill, arange, cast, unary and binary maps with broadcasting, where.
 // The only translation unit that includes xtensor (seconds of compile time each): contiguous floating-point
 // maps go through xt::adapt over the storage so that xsimd vectorises exp/log/sqrt; broadcast loops are plain
-// loops over the core's plans.
+// loops over the core's plans. xsimd compiles for the build's baseline instruction set, without the run-time
+// vector levels of simd.cpp (docs/decisions/host-vector-levels.md).
 #include "hf_scalar_ops.hpp"
 
 #include <algorithm>

@@ -1,92 +1,19 @@
 #include "simd.hpp"
 
-#include <cstdlib>
 #include <string>
 
 #include "math.hpp"
 
-// On x86-64 with GCC or Clang, each entry point is compiled for three levels (AVX-512, AVX2 + FMA, baseline)
-// and one of them is chosen once, from the CPU, when it is first called. A plain call through a switch, not
-// target_clones: each level gets its own vector width in the source (Pack below), and no ifunc resolver runs
-// while the plugin is being relocated (under ThreadSanitizer one crashed dlopen).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define HF_CPU_LEVELS 1
-#define HF_CPU_TARGET_V4 __attribute__((target("arch=x86-64-v4")))
-#define HF_CPU_TARGET_V3 __attribute__((target("arch=x86-64-v3")))
-#else
-#define HF_CPU_LEVELS 0
-#define HF_CPU_TARGET_V4
-#define HF_CPU_TARGET_V3
-#endif
+#include "hfcore/plugin/vector_level.hpp"
 
+// Each entry point is compiled for the three levels of hfcore/plugin/vector_level.hpp (AVX-512, AVX2 + FMA,
+// baseline), each with its own native vector width (Pack below), and the level chosen once is called.
 namespace hf::cpu::simd {
 
 namespace {
 
-enum class Level { baseline, avx2, avx512 };
-
-const char* name_of(Level l) {
-    switch (l) {
-        case Level::avx512: return "avx512";
-        case Level::avx2: return "avx2";
-        default: return "baseline";
-    }
-}
-
-Level cpu_level() {
-#if HF_CPU_LEVELS
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
-        return Level::avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Level::avx2;
-#endif
-    return Level::baseline;
-}
-
-// The level the kernels run at: the CPU's, or the lower one named by HFCORE_CPU_SIMD (avx512, avx2, baseline),
-// which lets one machine run what machines with less get. A name this CPU cannot run, or no level at all, is
-// refused (problem non-empty): a test run at a level it did not get would pass for the wrong reason.
-struct Choice {
-    Level level = Level::baseline;
-    Level cpu = Level::baseline;
-    bool capped = false;
-    std::string problem;
-};
-
-const Choice& choice() {
-    static const Choice c = [] {
-        Choice r;
-        r.cpu = r.level = cpu_level();
-        const char* cap = std::getenv("HFCORE_CPU_SIMD");
-        if (!cap || !*cap) return r;
-        const std::string want = cap;
-        Level asked;
-        if (want == "avx512") asked = Level::avx512;
-        else if (want == "avx2") asked = Level::avx2;
-        else if (want == "baseline") asked = Level::baseline;
-        else {
-            r.problem = "HFCORE_CPU_SIMD=" + want + " is not a vector level (avx512, avx2 or baseline)";
-            return r;
-        }
-#if !HF_CPU_LEVELS
-        if (asked != Level::baseline) {
-            r.problem = "HFCORE_CPU_SIMD=" + want + ": this build of the cpu plugin has the baseline level only";
-            return r;
-        }
-#endif
-        if (asked > r.cpu) {
-            r.problem = "HFCORE_CPU_SIMD=" + want + ": this CPU supports up to " + name_of(r.cpu);
-            return r;
-        }
-        r.capped = asked != r.cpu;
-        r.level = asked;
-        return r;
-    }();
-    return c;
-}
-
-Level level() { return choice().level; }
+using vector_level::Level;
+using vector_level::level;
 
 // 64 bytes of R as 64 / NB vectors of the level's native width NB (64 on AVX-512, 32 on AVX2, 16 below), each
 // a vector of GCC's vector extension aligned only to the element, as rows of C start anywhere. Every level
@@ -280,44 +207,30 @@ inline __attribute__((always_inline)) bool code4_poly_n(const R* __restrict par,
 
 }  // namespace
 
-// An entry point: its body (IMPL<native width>(ARGS)) compiled once per level, and the call to the CPU's.
-#define HF_CPU_ENTRY(RET, NAME, PARAMS, ARGS, IMPL)                  \
-    namespace {                                                      \
-    HF_CPU_TARGET_V4 RET NAME##_avx512 PARAMS { return IMPL<64> ARGS; } \
-    HF_CPU_TARGET_V3 RET NAME##_avx2 PARAMS { return IMPL<32> ARGS; }   \
-    RET NAME##_baseline PARAMS { return IMPL<16> ARGS; }             \
-    }                                                                \
-    RET NAME PARAMS {                                                \
-        switch (level()) {                                           \
-            case Level::avx512: return NAME##_avx512 ARGS;           \
-            case Level::avx2: return NAME##_avx2 ARGS;               \
-            default: return NAME##_baseline ARGS;                    \
-        }                                                            \
-    }
-
-HF_CPU_ENTRY(void, rows_dot_points,
-             (const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* const* w,
-              double* const* out, int count),
-             (C, ld, width, rows, w, out, count), rows_dot_points_n)
-HF_CPU_ENTRY(void, rows_dot_points,
-             (const float* C, std::size_t ld, std::size_t width, std::size_t rows, const float* const* w,
-              float* const* out, int count),
-             (C, ld, width, rows, w, out, count), rows_dot_points_n)
-HF_CPU_ENTRY(void, weighted_row_sum_points,
-             (const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* const* coef,
-              double* const* g, int count),
-             (C, ld, width, rows, coef, g, count), weighted_row_sum_points_n)
-HF_CPU_ENTRY(void, weighted_row_sum_points,
-             (const float* C, std::size_t ld, std::size_t width, std::size_t rows, const double* const* coef,
-              double* const* g, int count),
-             (C, ld, width, rows, coef, g, count), weighted_row_sum_points_n)
-HF_CPU_ENTRY(bool, code4_poly,
-             (const double* par, const std::int32_t* par_idx, const double* coef, std::size_t n, double* f,
-              double* df),
-             (par, par_idx, coef, n, f, df), code4_poly_n)
-HF_CPU_ENTRY(bool, code4_poly,
-             (const float* par, const std::int32_t* par_idx, const float* coef, std::size_t n, float* f, float* df),
-             (par, par_idx, coef, n, f, df), code4_poly_n)
+HFCORE_VECTOR_ENTRY(void, rows_dot_points,
+                    (const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* const* w,
+                     double* const* out, int count),
+                    (C, ld, width, rows, w, out, count), rows_dot_points_n)
+HFCORE_VECTOR_ENTRY(void, rows_dot_points,
+                    (const float* C, std::size_t ld, std::size_t width, std::size_t rows, const float* const* w,
+                     float* const* out, int count),
+                    (C, ld, width, rows, w, out, count), rows_dot_points_n)
+HFCORE_VECTOR_ENTRY(void, weighted_row_sum_points,
+                    (const double* C, std::size_t ld, std::size_t width, std::size_t rows, const double* const* coef,
+                     double* const* g, int count),
+                    (C, ld, width, rows, coef, g, count), weighted_row_sum_points_n)
+HFCORE_VECTOR_ENTRY(void, weighted_row_sum_points,
+                    (const float* C, std::size_t ld, std::size_t width, std::size_t rows, const double* const* coef,
+                     double* const* g, int count),
+                    (C, ld, width, rows, coef, g, count), weighted_row_sum_points_n)
+HFCORE_VECTOR_ENTRY(bool, code4_poly,
+                    (const double* par, const std::int32_t* par_idx, const double* coef, std::size_t n, double* f,
+                     double* df),
+                    (par, par_idx, coef, n, f, df), code4_poly_n)
+HFCORE_VECTOR_ENTRY(bool, code4_poly,
+                    (const float* par, const std::int32_t* par_idx, const float* coef, std::size_t n, float* f,
+                     float* df),
+                    (par, par_idx, coef, n, f, df), code4_poly_n)
 
 bool worthwhile(std::size_t dense, std::size_t nonzeros) {
     // A sparse entry costs about two cycles (index and gather loads), a dense one a fraction of a cycle on
@@ -328,16 +241,10 @@ bool worthwhile(std::size_t dense, std::size_t nonzeros) {
     return level() != Level::baseline && dense <= 8 * nonzeros;
 }
 
-const char* level_name() { return name_of(level()); }
+const char* level_name() { return vector_level::name_of(level()); }
 
-std::string level_description() {
-    const Choice& c = choice();
-    if (!c.problem.empty()) return c.problem;
-    std::string d = std::string("vector level: ") + name_of(c.level);
-    if (c.capped) d += std::string(" (HFCORE_CPU_SIMD; the CPU has ") + name_of(c.cpu) + ")";
-    return d;
-}
+std::string level_description() { return vector_level::description(); }
 
-const std::string& level_problem() { return choice().problem; }
+std::string level_problem() { return vector_level::choose_from_environment().problem; }
 
 }  // namespace hf::cpu::simd

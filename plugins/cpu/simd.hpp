@@ -22,7 +22,7 @@ inline std::size_t padded(std::size_t n) { return (n + kPad - 1) / kPad * kPad; 
 // cannot run, or no level: the plugin then refuses to create a backend, saying so.
 const char* level_name();
 std::string level_description();
-const std::string& level_problem();
+std::string level_problem();
 
 // Results are bit-identical at the avx512 and avx2 levels (the same paths, lanes and fused multiply-adds);
 // the baseline level (no FMA) differs from them in the last bits.

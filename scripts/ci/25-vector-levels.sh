@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The cpu plugin at every vector level this machine has (plugins/cpu/simd.cpp: avx512, avx2, baseline; capped
-# with HFCORE_CPU_SIMD). Stage 20 ran every suite at the machine's own level; here, at each level below it:
-#   1. the plugin must say it took that level ('hfcore backends'), never keep the CPU's silently;
-#   2. the suites with cpu cases run again at that level (gtest filter on the cpu cases);
+# The cpu plugin and libhfcore's host kernels at every vector level this machine has (avx512, avx2, baseline:
+# hfcore/plugin/vector_level.hpp, used by plugins/cpu/simd.cpp and core/numerics/lanes.cpp; both capped by
+# HFCORE_CPU_SIMD). Stage 20 ran every suite at the machine's own level; here, at each level below it:
+#   1. the plugin and libhfcore must say they took that level ('hfcore backends'), never keep the CPU's silently;
+#   2. the suites with cpu cases run again at that level (gtest filter on the cpu cases), with the host kernels'
+#      own test (Lanes*: the same additions in the same order as a plain loop, so the same bits at every level);
 #   3. the same toys (fixed seed) give the same CLs, and a fit the same minimum: bit for bit between avx512 and
 #      avx2 (one path, the same lanes and FMAs); at baseline (no FMA, so the last bits of the likelihood differ
 #      and a fit stops a little elsewhere) within 1e-7 of max(|x|, 1).
@@ -15,6 +17,9 @@ rm -rf "$out" && mkdir -p "$out"
 
 level_of() {  # the level the cpu plugin reports under HFCORE_CPU_SIMD=$1 ('' for the CPU's own)
     HFCORE_CPU_SIMD="$1" "$cli" backends 2>&1 | grep -Eo 'vector level: [a-z0-9]+' | head -n 1 | awk '{print $3}'
+}
+core_level_of() {  # the level libhfcore's host kernels report under HFCORE_CPU_SIMD=$1
+    HFCORE_CPU_SIMD="$1" "$cli" backends 2>&1 | sed -n 's/^host kernels (libhfcore): vector level: \([a-z0-9]*\).*/\1/p'
 }
 top=$(level_of "")
 case "$top" in
@@ -48,6 +53,11 @@ for level in "${levels[@]}"; do
     if [ "$got" != "$level" ]; then
         echo "25-vector-levels: HFCORE_CPU_SIMD=$level but the cpu plugin runs at '${got:-nothing}'" >&2; exit 1
     fi
+    got=$(core_level_of "$level")
+    if [ "$got" != "$level" ]; then
+        echo "25-vector-levels: HFCORE_CPU_SIMD=$level but libhfcore's host kernels run at '${got:-nothing}'" >&2
+        exit 1
+    fi
     t0=$SECONDS
     if [ "$level" != "$top" ]; then
         for suite in test_model test_threads; do
@@ -55,7 +65,7 @@ for level in "${levels[@]}"; do
                 || { echo "25-vector-levels: $suite failed at $level" >&2; exit 1; }
         done
         HFCORE_CPU_SIMD=$level "$build/bin/test_infer" --gtest_brief=1 \
-            --gtest_filter='*Toys*cpu*:*Backends*cpu*:BatchFit*:ToyBasins*:RandomWorkspaces*' \
+            --gtest_filter='*Toys*cpu*:*Backends*cpu*:BatchFit*:ToyBasins*:RandomWorkspaces*:Lanes*' \
             || { echo "25-vector-levels: test_infer failed at $level" >&2; exit 1; }
     fi
     toys "$level" example examples/workspaces/example.json

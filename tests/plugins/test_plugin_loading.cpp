@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "hfcore/loader.hpp"
@@ -287,10 +288,12 @@ TEST(Backends, TransferCountersArePerInstance) {
 
 namespace {
 
-// Runs the `hfcore` program with `args` and an optional HFCORE_PLUGIN_PATH; returns stdout and the exit code.
-std::pair<std::string, int> run_cli(const std::string& args, const std::string& plugin_path = "") {
-    std::string cmd;
-    if (!plugin_path.empty()) cmd = "HFCORE_PLUGIN_PATH='" + plugin_path + "' ";
+// Runs the `hfcore` program with `args`, an optional HFCORE_PLUGIN_PATH and other `env` assignments; returns
+// stdout and the exit code.
+std::pair<std::string, int> run_cli(const std::string& args, const std::string& plugin_path = "",
+                                    const std::string& env = "") {
+    std::string cmd = env.empty() ? "" : env + " ";
+    if (!plugin_path.empty()) cmd += "HFCORE_PLUGIN_PATH='" + plugin_path + "' ";
     cmd += std::string("'") + HFCORE_CLI_PATH + "' " + args + " 2>&1";
     FILE* p = ::popen(cmd.c_str(), "r");
     if (!p) return {"popen failed", -1};
@@ -309,6 +312,18 @@ TEST(BackendsCommand, ListsTheCpuPluginWithItsDevice) {
     EXPECT_NE(out.find("usable"), std::string::npos) << out;
     EXPECT_NE(out.find("libhfcore-backend-cpu.so"), std::string::npos) << out;
     EXPECT_NE(out.find("fp64: yes"), std::string::npos) << out;
+}
+
+// libhfcore's host kernels and the cpu plugin's follow the same HFCORE_CPU_SIMD (hfcore/plugin/vector_level.hpp);
+// baseline runs on every CPU.
+TEST(BackendsCommand, NamesTheVectorLevelOfCoreAndOfTheCpuPlugin) {
+    auto [out, rc] = run_cli("backends", "", "HFCORE_CPU_SIMD=baseline");
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("host kernels (libhfcore): vector level: baseline"), std::string::npos) << out;
+    EXPECT_NE(out.find("threads; vector level: baseline"), std::string::npos) << out;
+    std::tie(out, rc) = run_cli("backends", "", "HFCORE_CPU_SIMD=sse9");
+    EXPECT_NE(out.find("host kernels (libhfcore): vector level: "), std::string::npos) << out;
+    EXPECT_NE(out.find("(HFCORE_CPU_SIMD=sse9 is not a vector level"), std::string::npos) << out;
 }
 
 TEST(BackendsCommand, ShowsWhyAPluginIsUnusableAndWhichAreBroken) {

@@ -10,8 +10,8 @@
 
 #include "infer/diagnostics/held_fits.hpp"
 #include "infer/minimize/basin_search.hpp"
-#include "infer/minimize/dense.hpp"
 #include "infer/minimize/descent.hpp"
+#include "numerics/dense.hpp"
 
 namespace hf::infer::detail {
 
@@ -114,7 +114,7 @@ double HeldFits::free_curvature_edm(const Problem& hp, const std::vector<double>
     std::vector<double> r(f, 0.0);
     for (std::size_t a = 0; a < f; ++a)
         for (std::size_t b = 0; b < f; ++b) r[a] += cov_y_[a * f + b] * q[b];
-    double edm = dot(q.data(), r.data(), f);
+    double edm = numerics::dot(q.data(), r.data(), f);
     std::vector<std::size_t> A;
     for (std::size_t a = 0; a < f; ++a)
         if (in_a[a]) A.push_back(a);
@@ -125,9 +125,9 @@ double HeldFits::free_curvature_edm(const Problem& hp, const std::vector<double>
             ra[i] = r[A[i]];
             for (std::size_t j = 0; j < m; ++j) caa[i * m + j] = cov_y_[A[i] * f + A[j]];
         }
-        if (shifted_cholesky(caa, m, factor) != 0.0) return HUGE_VAL;
-        const auto w = cholesky_solve(factor, m, ra);
-        edm -= dot(ra.data(), w.data(), m);
+        if (numerics::shifted_cholesky(caa, m, factor) != 0.0) return HUGE_VAL;
+        const auto w = numerics::cholesky_solve(factor, m, ra);
+        edm -= numerics::dot(ra.data(), w.data(), m);
     }
     edm *= 0.5;
     return std::isfinite(edm) && edm >= 0.0 ? edm : HUGE_VAL;

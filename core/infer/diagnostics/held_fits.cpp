@@ -16,9 +16,9 @@
 #include "hfcore/observed_data.hpp"
 #include "infer/fit_from.hpp"
 #include "infer/minimize/basin_search.hpp"
-#include "infer/minimize/dense.hpp"
 #include "infer/minimize/descent.hpp"
 #include "infer/minimize/routines_on_fibers.hpp"
+#include "numerics/dense.hpp"
 
 namespace hf::infer::detail {
 
@@ -78,7 +78,7 @@ void HeldFits::set_free_fit(FitResult r) {
         }
     }
     std::vector<double> factor;
-    cov_resolved_ = resolved && shifted_cholesky(cov_y_, f, factor) == 0.0;
+    cov_resolved_ = resolved && numerics::shifted_cholesky(cov_y_, f, factor) == 0.0;
 }
 
 std::vector<double> HeldFits::predicted_start(const HeldValues& held, const std::vector<double>* base) const {
@@ -100,8 +100,8 @@ std::vector<double> HeldFits::predicted_start(const HeldValues& held, const std:
         std::vector<double> cpp(m * m), factor;
         for (std::size_t r = 0; r < m; ++r)
             for (std::size_t c = 0; c < m; ++c) cpp[r * m + c] = cov_y_[pin[r] * f + pin[c]];
-        shifted_cholesky(cpp, m, factor);
-        const auto w = cholesky_solve(factor, m, shift);
+        numerics::shifted_cholesky(cpp, m, factor);
+        const auto w = numerics::cholesky_solve(factor, m, shift);
         for (std::size_t a = 0; a < f; ++a) {
             double d = 0.0;
             for (std::size_t r = 0; r < m; ++r) d += cov_y_[a * f + pin[r]] * w[r];

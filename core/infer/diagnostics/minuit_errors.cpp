@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "hfcore/backend.hpp"
-#include "infer/minimize/dense.hpp"
 #include "infer/diagnostics/parameter_lookup.hpp"
+#include "numerics/dense.hpp"
 
 namespace hf::infer {
 
@@ -81,8 +81,8 @@ ReportedUncertainties minuit_uncertainties(const Model& model, const std::vector
         for (std::size_t b = 0; b < n; ++b)
             cov[a * n + b] = fit.uncertainties[free[a]] * fit.uncertainties[free[b]] *
                              (a == b ? 1.0 : fit.correlations[free[a] * np + free[b]]);
-    detail::shifted_cholesky(cov, n, factor);
-    const auto hess = detail::cholesky_inverse(factor, n);
+    numerics::shifted_cholesky(cov, n, factor);
+    const auto hess = numerics::cholesky_inverse(factor, n);
     std::vector<double> grad;
     model.bind(data).logpdf(fit.bestfit, &grad);
 
@@ -98,8 +98,8 @@ ReportedUncertainties minuit_uncertainties(const Model& model, const std::vector
         for (std::size_t b = 0; b < n; ++b) hint[a * n + b] = jac[a] * hess[a * n + b] * jac[b];
         hint[a * n + a] += -grad[free[a]] * tr[a].second(p[a]);  // dNLL/dx = -dlogpdf/dx
     }
-    detail::shifted_cholesky(hint, n, factor);
-    const auto cint = detail::cholesky_inverse(factor, n);
+    numerics::shifted_cholesky(hint, n, factor);
+    const auto cint = numerics::cholesky_inverse(factor, n);
     std::vector<double> e(n);
     for (std::size_t a = 0; a < n; ++a) {
         e[a] = std::sqrt(std::max(cint[a * n + a], 0.0));

@@ -8,7 +8,7 @@
 #include <map>
 #include <mutex>
 
-#include "infer/minimize/dense.hpp"
+#include "numerics/dense.hpp"
 
 namespace hf::infer {
 
@@ -134,10 +134,10 @@ NewtonOutcome newton_polish(Problem& p, std::vector<double>& y, double& f, doubl
             std::vector<double> hj(m * m), factor;
             for (std::size_t a = 0; a < m; ++a)
                 for (std::size_t b = 0; b < m; ++b) hj[a * m + b] = h[J[a] * n + J[b]];
-            shift = detail::shifted_cholesky(hj, m, factor);
-            d = detail::cholesky_solve(factor, m, gj);
+            shift = numerics::shifted_cholesky(hj, m, factor);
+            d = numerics::cholesky_solve(factor, m, gj);
             for (auto& v : d) v = -v;
-            return -0.5 * detail::dot(gj.data(), d.data(), m);
+            return -0.5 * numerics::dot(gj.data(), d.data(), m);
         };
         double shift = 0.0;
         // A Hessian of an earlier fit of the same problem (another tested POI value) confirms convergence without

@@ -5,11 +5,13 @@
 #include <limits>
 
 #include "hfcore/backend.hpp"
-#include "infer/minimize/dense.hpp"
-#include "infer/minimize/lanes.hpp"
 #include "infer/minimize/own_fisher.hpp"
+#include "numerics/dense.hpp"
+#include "numerics/lanes.hpp"
 
 namespace hf::infer::detail {
+
+namespace lanes = numerics::lanes;
 
 namespace {
 
@@ -61,8 +63,8 @@ InverseHessian InverseHessian::from_differences(const Model& model, const Proble
     for (double v : h)
         if (!std::isfinite(v)) return ih;
     std::vector<double> l;
-    if (shifted_cholesky(h, nf, l) < 0.0) return ih;
-    ih.inv_ = cholesky_inverse(l, nf);
+    if (numerics::shifted_cholesky(h, nf, l) < 0.0) return ih;
+    ih.inv_ = numerics::cholesky_inverse(l, nf);
     ih.n_ = nf;
     return ih;
 }
@@ -100,7 +102,7 @@ bool InverseHessian::apply(const char* free, double* q, const double* v, double*
         maa_.resize(a * a);
         for (std::size_t u = 0; u < a; ++u)
             for (std::size_t w = 0; w < a; ++w) maa_[u * a + w] = inv_[active_[u] * n + active_[w]];
-        if (!cholesky(maa_, a)) return false;
+        if (!numerics::cholesky(maa_, a)) return false;
         schur_correct(free, r_);
         if (with_form) schur_correct(free, r2_);
     }
@@ -113,7 +115,7 @@ void InverseHessian::schur_correct(const char* free, std::vector<double>& r) {
     const std::size_t n = n_, a = active_.size();
     w_.resize(a);
     for (std::size_t u = 0; u < a; ++u) w_[u] = r[active_[u]];
-    w_ = cholesky_solve(maa_, a, std::move(w_));
+    w_ = numerics::cholesky_solve(maa_, a, std::move(w_));
     for (std::size_t i = 0; i < n; ++i) {
         if (!free[i]) continue;
         const double* row = inv_.data() + i * n;

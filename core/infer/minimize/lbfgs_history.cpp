@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "infer/minimize/lanes.hpp"
+#include "numerics/lanes.hpp"
 
 namespace hf::infer::detail {
+
+namespace lanes = numerics::lanes;
 
 void LbfgsHistory::push(const double* sv, const double* yv, std::size_t nf) {
     const double sy = lanes::dot(sv, yv, nf);

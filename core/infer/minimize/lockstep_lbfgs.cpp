@@ -4,15 +4,27 @@
 #include <cmath>
 #include <numeric>
 
-#include "infer/minimize/dense.hpp"
-#include "infer/minimize/lanes.hpp"
 #include "infer/minimize/problem.hpp"
+#include "numerics/lanes.hpp"
 
 namespace hf::infer::detail {
 
 namespace {
 
+namespace lanes = numerics::lanes;
+
 constexpr int kChunk = lanes::kMaxVectors;  // lanes whose initial matrices are applied together
+
+// The next trial step of a backtracking line search after step t failed with value fn (f0 and slope gd at
+// t = 0): the minimum of the quadratic through them, kept within [0.1, 0.5] of t (half of t when fn is not finite).
+double backtrack_step(double t, double f0, double fn, double gd) {
+    double tn = 0.5 * t;
+    if (std::isfinite(fn)) {
+        const double denom = 2.0 * (fn - f0 - t * gd);
+        if (denom > 0) tn = std::fmin(std::fmax(-gd * t * t / denom, 0.1 * t), 0.5 * t);
+    }
+    return tn;
+}
 
 class Engine {
 public:

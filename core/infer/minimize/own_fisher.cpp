@@ -5,10 +5,12 @@
 
 #include "hfcore/backend.hpp"
 #include "hfcore/plugin/likelihood.hpp"
-#include "infer/minimize/dense.hpp"
-#include "infer/minimize/lanes.hpp"
+#include "numerics/dense.hpp"
+#include "numerics/lanes.hpp"
 
 namespace hf::infer::detail {
+
+namespace lanes = numerics::lanes;
 
 std::vector<OwnFisher> OwnFisher::at(const Model& model, const Problem& p,
                                          const std::vector<const std::vector<double>*>& ys) {
@@ -92,7 +94,7 @@ bool OwnFisher::factorise(const char* free) {
                 l[b * nb + c] = l[c * nb + b] = dots[t] + (b == c ? 1.0 : 0.0);
             }
         }
-    if (!cholesky(l, nb)) {
+    if (!numerics::cholesky(l, nb)) {
         y_.clear();
         return false;
     }

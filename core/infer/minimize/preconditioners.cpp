@@ -3,13 +3,15 @@
 #include <cmath>
 #include <limits>
 
-#include "infer/minimize/dense.hpp"
-#include "infer/minimize/lanes.hpp"
 #include "infer/minimize/problem.hpp"
+#include "numerics/dense.hpp"
+#include "numerics/lanes.hpp"
 
 namespace hf::infer::detail {
 
 namespace {
+
+namespace lanes = numerics::lanes;
 
 // A first descent takes its own curvature once its projected gradient falls below this. Trade-off: taken
 // earlier it saves evaluations but moves more descents into other (mostly higher) local minima
@@ -135,7 +137,7 @@ void CovarianceSchur::free_set_changed(int k, const Lane& lane) {
     std::vector<double> caa(m * m);
     for (std::size_t r = 0; r < m; ++r)
         for (std::size_t c = 0; c < m; ++c) caa[r * m + c] = cov_[active[r] * nf_ + active[c]];
-    shifted_cholesky(caa, m, caa_factor_[static_cast<std::size_t>(k)]);
+    numerics::shifted_cholesky(caa, m, caa_factor_[static_cast<std::size_t>(k)]);
 }
 
 // M q for q zero off the free components (the result is too).
@@ -152,7 +154,7 @@ bool CovarianceSchur::apply_alone(int k, const Lane& lane, std::vector<double>& 
     if (m > 0) {
         std::vector<double> ra(m);
         for (std::size_t j = 0; j < m; ++j) ra[j] = r[active[j]];
-        const auto w = cholesky_solve(caa_factor_[static_cast<std::size_t>(k)], m, ra);
+        const auto w = numerics::cholesky_solve(caa_factor_[static_cast<std::size_t>(k)], m, ra);
         for (std::size_t b = 0; b < nf_; ++b) {
             double c = 0.0;
             for (std::size_t j = 0; j < m; ++j) c += cov_[b * nf_ + active[j]] * w[j];

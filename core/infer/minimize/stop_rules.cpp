@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "infer/minimize/basin_search.hpp"
-#include "infer/minimize/dense.hpp"
 #include "infer/minimize/problem.hpp"
+#include "numerics/dense.hpp"
 
 namespace hf::infer::detail {
 
@@ -82,7 +82,7 @@ LaneStatus EdmStop::after_direction(int k, Lane& s, Preconditioner& m) {
     pg_.resize(nf);
     for (std::size_t a = 0; a < nf; ++a) pg_[a] = s.free[a] ? s.g[a] : 0.0;
     mg_ = pg_;
-    if (m.apply_alone(k, s, mg_)) s.edm = std::max(s.edm, 0.5 * dot(pg_.data(), mg_.data(), nf));
+    if (m.apply_alone(k, s, mg_)) s.edm = std::max(s.edm, 0.5 * numerics::dot(pg_.data(), mg_.data(), nf));
     return s.edm < tol_ ? LaneStatus::converged : LaneStatus::running;
 }
 

@@ -1,24 +1,10 @@
-#include "infer/minimize/lanes.hpp"
+#include "numerics/lanes.hpp"
 
-// No fused multiply-adds (-ffp-contract=off for this file, core/CMakeLists.txt): the AVX2 clone rounds as the
-// baseline one does.
-//
-// Each entry point is compiled twice, for AVX2 + FMA (x86-64-v3) and the baseline, and picked by an ifunc when
-// the library loads. Not under ThreadSanitizer: its runtime is not ready when the ifunc resolvers run.
-#if defined(__SANITIZE_THREAD__)
-#define HF_LANES_NO_CLONES 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define HF_LANES_NO_CLONES 1
-#endif
-#endif
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(HF_LANES_NO_CLONES)
-#define HF_LANES_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define HF_LANES_CLONES
-#endif
+#include "hfcore/plugin/vector_level.hpp"
 
-namespace hf::infer::detail::lanes {
+// No fused multiply-adds (-ffp-contract=off for this file, core/CMakeLists.txt) and four lanes at every level:
+// the avx512 and avx2 bodies round as the baseline one does (docs/decisions/host-vector-levels.md).
+namespace hf::numerics::lanes {
 
 namespace {
 
@@ -79,16 +65,16 @@ inline __attribute__((always_inline)) void dots_impl(const double* a, const doub
     }
 }
 
-}  // namespace
-
-HF_LANES_CLONES
-double dot(const double* a, const double* b, std::size_t n) {
+template <int>
+inline __attribute__((always_inline))
+double dot_at(const double* a, const double* b, std::size_t n) {
     return sum16(
         n, [&](V4& acc, std::size_t i) { acc += at(a + i) * at(b + i); }, [&](std::size_t i) { return a[i] * b[i]; });
 }
 
-HF_LANES_CLONES
-void dots(const double* a, const double* const* b, int count, std::size_t n, double* out) {
+template <int>
+inline __attribute__((always_inline))
+void dots_at(const double* a, const double* const* b, int count, std::size_t n, double* out) {
     static_assert(kMaxVectors == 4, "one case per count");
     switch (count) {
         case 1: dots_impl<1>(a, b, n, out); break;
@@ -99,8 +85,9 @@ void dots(const double* a, const double* const* b, int count, std::size_t n, dou
     }
 }
 
-HF_LANES_CLONES
-double axpy_dot(double c, const double* v, double* q, const double* w, std::size_t n) {
+template <int>
+inline __attribute__((always_inline))
+double axpy_dot_at(double c, const double* v, double* q, const double* w, std::size_t n) {
     const V4 cv = {c, c, c, c};
     return sum16(
         n,
@@ -115,8 +102,9 @@ double axpy_dot(double c, const double* v, double* q, const double* w, std::size
         });
 }
 
-HF_LANES_CLONES
-double masked_dot(const double* a, const double* b, const char* free, std::size_t n) {
+template <int>
+inline __attribute__((always_inline))
+double masked_dot_at(const double* a, const double* b, const char* free, std::size_t n) {
     const V4 zero = {0.0, 0.0, 0.0, 0.0};
     return sum16(
         n,
@@ -127,8 +115,9 @@ double masked_dot(const double* a, const double* b, const char* free, std::size_
         [&](std::size_t i) { return free[i] ? a[i] * b[i] : 0.0; });
 }
 
-HF_LANES_CLONES
-void axpy(double c, const double* v, double* q, std::size_t n) {
+template <int>
+inline __attribute__((always_inline))
+void axpy_at(double c, const double* v, double* q, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) q[i] += c * v[i];
 }
 
@@ -146,8 +135,9 @@ inline __attribute__((always_inline)) void axpy_rows_block(const double* c, cons
     for (int v = 0; v < C; ++v) *reinterpret_cast<V4*>(q + 4 * v) = acc[v];
 }
 
-HF_LANES_CLONES
-void axpy_rows(const double* c, const double* M, std::size_t rows, std::size_t n, double* q) {
+template <int>
+inline __attribute__((always_inline))
+void axpy_rows_at(const double* c, const double* M, std::size_t rows, std::size_t n, double* q) {
     std::size_t i = 0;
     for (; i + 32 <= n; i += 32) axpy_rows_block<8>(c, M + i, rows, n, q + i);
     for (; i + 4 <= n; i += 4) axpy_rows_block<1>(c, M + i, rows, n, q + i);
@@ -155,8 +145,9 @@ void axpy_rows(const double* c, const double* M, std::size_t rows, std::size_t n
         for (std::size_t r = 0; r < rows; ++r) q[i] += c[r] * M[r * n + i];
 }
 
-HF_LANES_CLONES
-void masked_axpy(double c, const double* v, const char* free, double* q, std::size_t n) {
+template <int>
+inline __attribute__((always_inline))
+void masked_axpy_at(double c, const double* v, const char* free, double* q, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) q[i] += free[i] ? c * v[i] : 0.0;
 }
 
@@ -181,9 +172,10 @@ inline __attribute__((always_inline)) void matvec_impl(const double* M, std::siz
     }
 }
 
-HF_LANES_CLONES
-void matvec(const double* M, std::size_t rows, std::size_t cols, const double* const* q, double* const* out,
-            int count) {
+template <int>
+inline __attribute__((always_inline))
+void matvec_at(const double* M, std::size_t rows, std::size_t cols, const double* const* q, double* const* out,
+               int count) {
     static_assert(kMaxVectors == 4, "one case per count");
     switch (count) {
         case 1: matvec_impl<1>(M, rows, cols, q, out); break;
@@ -194,4 +186,26 @@ void matvec(const double* M, std::size_t rows, std::size_t cols, const double* c
     }
 }
 
-}  // namespace hf::infer::detail::lanes
+}  // namespace
+
+// Each entry point compiled for every vector level, and the level of this process called.
+HFCORE_VECTOR_ENTRY(double, dot, (const double* a, const double* b, std::size_t n), (a, b, n), dot_at)
+HFCORE_VECTOR_ENTRY(void, dots, (const double* a, const double* const* b, int count, std::size_t n, double* out),
+                    (a, b, count, n, out), dots_at)
+HFCORE_VECTOR_ENTRY(double, axpy_dot, (double c, const double* v, double* q, const double* w, std::size_t n),
+                    (c, v, q, w, n), axpy_dot_at)
+HFCORE_VECTOR_ENTRY(double, masked_dot, (const double* a, const double* b, const char* free, std::size_t n),
+                    (a, b, free, n), masked_dot_at)
+HFCORE_VECTOR_ENTRY(void, axpy, (double c, const double* v, double* q, std::size_t n), (c, v, q, n), axpy_at)
+HFCORE_VECTOR_ENTRY(void, axpy_rows, (const double* c, const double* M, std::size_t rows, std::size_t n, double* q),
+                    (c, M, rows, n, q), axpy_rows_at)
+HFCORE_VECTOR_ENTRY(void, masked_axpy, (double c, const double* v, const char* free, double* q, std::size_t n),
+                    (c, v, free, q, n), masked_axpy_at)
+HFCORE_VECTOR_ENTRY(void, matvec,
+                    (const double* M, std::size_t rows, std::size_t cols, const double* const* q, double* const* out,
+                     int count),
+                    (M, rows, cols, q, out, count), matvec_at)
+
+const char* level_name() { return vector_level::name_of(vector_level::level()); }
+
+}  // namespace hf::numerics::lanes

@@ -1,15 +1,16 @@
-// The host loops of the batched fitter (batch_fit.cpp, inverse_hessian.cpp): dot products, updates and
-// matrix-vector products over the free parameters of a toy fit, which cost as much as the likelihood on models
-// with hundreds of parameters (the 250-parameter synthetic model: a third of a toy's time before these).
+// Level-1 and level-2 vector kernels on host doubles: the dot products, updates and matrix-vector products of
+// the batched fitter (core/infer/minimize: batch_fit.cpp, inverse_hessian.cpp, own_fisher.cpp) over the free
+// parameters of a toy fit, which cost as much as the likelihood on models with hundreds of parameters.
 //
-// Sums run in vector lanes of four doubles: one AVX2 register where the CPU has it (chosen at load time), two
-// SSE2 registers otherwise. The order of the additions is fixed by the code, not by the instruction set, and
-// no multiply-add is fused, so a toy fit takes the same steps on every x86-64 CPU.
+// Sums run in vector lanes of four doubles at every vector level (hfcore/plugin/vector_level.hpp: AVX-512,
+// AVX2, baseline SSE2 as two registers). The order of the additions is fixed by the code, not by the
+// instruction set, and no multiply-add is fused, so a toy fit takes the same steps on every x86-64 CPU
+// (docs/decisions/host-vector-levels.md).
 #pragma once
 
 #include <cstddef>
 
-namespace hf::infer::detail::lanes {
+namespace hf::numerics::lanes {
 
 // sum_i a[i] b[i]
 double dot(const double* a, const double* b, std::size_t n);
@@ -36,4 +37,8 @@ void dots(const double* a, const double* const* b, int count, std::size_t n, dou
 void matvec(const double* M, std::size_t rows, std::size_t cols, const double* const* q, double* const* out,
             int count);
 
-}  // namespace hf::infer::detail::lanes
+// The vector level these kernels run at in this process ("avx512", "avx2", "baseline"): the CPU's, or the one
+// HFCORE_CPU_SIMD names. The results are the same at every level.
+const char* level_name();
+
+}  // namespace hf::numerics::lanes

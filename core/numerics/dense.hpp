@@ -1,12 +1,14 @@
-// Small dense linear algebra on host doubles for fits (Hessians of at most a few hundred free parameters):
-// row-major square matrices, Cholesky with a diagonal shift for indefinite matrices.
+// Small dense linear algebra on host doubles (Hessians and covariances of at most a few hundred parameters):
+// row-major square matrices, Cholesky with a diagonal shift for indefinite matrices. Plain loops in index
+// order: the fits' results depend on these roundings, so a faster variant must keep them (or change results
+// on purpose).
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <vector>
 
-namespace hf::infer::detail {
+namespace hf::numerics {
 
 // In-place Cholesky A = L L^T (lower triangle of `a` receives L). False when A is not positive definite.
 inline bool cholesky(std::vector<double>& a, std::size_t n) {
@@ -90,15 +92,4 @@ inline double dot(const double* a, const double* b, std::size_t n) {
     return s;
 }
 
-// The next trial step of a backtracking line search after step t failed with value fn (f0 and slope gd at
-// t = 0): the minimum of the quadratic through them, kept within [0.1, 0.5] of t (half of t when fn is not finite).
-inline double backtrack_step(double t, double f0, double fn, double gd) {
-    double tn = 0.5 * t;
-    if (std::isfinite(fn)) {
-        const double denom = 2.0 * (fn - f0 - t * gd);
-        if (denom > 0) tn = std::fmin(std::fmax(-gd * t * t / denom, 0.1 * t), 0.5 * t);
-    }
-    return tn;
-}
-
-}  // namespace hf::infer::detail
+}  // namespace hf::numerics
