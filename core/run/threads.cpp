@@ -8,8 +8,6 @@
 #include <thread>
 
 #include "hfcore/executor.hpp"
-#include "hfcore/plugin/vector_level.hpp"
-#include "numerics/lanes.hpp"
 #include "run/thread_pool.hpp"
 
 namespace hf::run {
@@ -43,14 +41,6 @@ void for_each_index(std::size_t n, int threads, const std::function<void(std::si
         return;
     }
     detail::pool_for_each(n, workers, fn);
-}
-
-std::string host_vector_level() {
-    const vector_level::Choice c = vector_level::choose_from_environment();
-    std::string d = std::string("vector level: ") + numerics::lanes::level_name();
-    if (!c.problem.empty()) return d + " (" + c.problem + ")";
-    if (c.capped) d += std::string(" (HFCORE_CPU_SIMD; the CPU has ") + vector_level::name_of(c.cpu) + ")";
-    return d;
 }
 
 }  // namespace hf::run
