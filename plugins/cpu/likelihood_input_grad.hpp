@@ -1,6 +1,6 @@
 // The cpu plugin's FusedLikelihood::input_gradient: d logpdf / d the packed likelihood's own arrays
 // (PackedGradient), one point at a time, by hand-written reverse mode over the CSR arrays as they were packed.
-// The forward kernel (likelihood.cpp) deduplicates normsys terms and folds histosys bins into per-parameter
+// The forward kernel (likelihood_model.hpp) deduplicates normsys terms and folds histosys bins into per-parameter
 // weights, which loses the one-entry-per-array-element view the input gradient needs; this kernel keeps the
 // packed arrays and walks them once per point, in double whatever the backend precision.
 #pragma once

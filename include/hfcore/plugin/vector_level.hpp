@@ -86,12 +86,12 @@ inline Choice choose(const char* cap, Level cpu) {
 
 inline Choice choose_from_environment() { return choose(std::getenv("HFCORE_CPU_SIMD"), cpu_level()); }
 
-// The level of this binary's kernels, fixed at the first call. Only the enum is kept in the function's static,
-// so that binaries built against different versions of this header never share a layout.
-inline Level level() {
-    static const Level l = choose_from_environment().level;
-    return l;
-}
+// The level of this binary's kernels, chosen when the binary is loaded: a dynamic initialiser, so that a call of
+// a host kernel (core's lanes run millions per toy study) costs one load where a function's static would cost a
+// guard check at every call. Only the enum is kept, so that binaries built against different versions of this
+// header never share a layout.
+inline const Level chosen_level = choose_from_environment().level;
+inline Level level() { return chosen_level; }
 
 // "vector level: avx2 (HFCORE_CPU_SIMD; the CPU has avx512)", or the problem.
 inline std::string description() {
