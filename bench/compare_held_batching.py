@@ -29,15 +29,10 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.environ.get("HFCORE_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from random_workspaces import random_workspace, seed_range  # noqa: E402
+
 IMPACTS = ("impact_prefit_up", "impact_prefit_down", "impact_postfit_up", "impact_postfit_down")
-
-
-def seeds(text):
-    out = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return out
 
 
 def run(cmd):
@@ -131,14 +126,12 @@ def main():
     if args.speed:
         speed(args.hfcore, args.repeats, args.backend, args.lockstep_both)
         return 0
-    tool = os.path.join(SHARED, "tools", "random_workspace.py")
     disagreements = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for seed in seeds(args.seeds):
+        for seed in seed_range(args.seeds):
             ws = os.path.join(tmp, f"ws{seed}.json")
             with open(ws, "w") as f:
-                subprocess.run([sys.executable, tool, str(seed), "--channels", str(args.channels),
-                                "--bins", str(args.bins)], stdout=f, check=True)
+                json.dump(random_workspace(SHARED, seed, args.channels, args.bins), f)
             bad = compare_ranking(args.hfcore, ws, args.impact_tol, args.backend) + \
                 compare_profile(args.hfcore, ws, args.nll_tol, args.backend)
             print(f"seed {seed}: {'agree' if not bad else str(len(bad)) + ' disagreements'}", flush=True)

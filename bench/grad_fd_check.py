@@ -18,9 +18,7 @@ at a bound, a singular Hessian) is reported as such, not counted as a pass.
 """
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -29,21 +27,8 @@ import hfcore
 import hfcore.grad as hg
 
 
-def seeds_of(text):
-    out = []
-    for part in text.split(","):
-        a, _, b = part.partition("-")
-        out.extend(range(int(a), int(b or a) + 1))
-    return out
-
-
-def workspace(shared, seed, channels, bins, samples):
-    tool = os.path.join(shared, "tools", "random_workspace.py")
-    text = subprocess.run(
-        [sys.executable, tool, str(seed), "--channels", str(channels), "--bins", str(bins), "--samples", str(samples)],
-        check=True, capture_output=True, text=True,
-    ).stdout
-    return hfcore.Workspace(json.loads(text))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from random_workspaces import random_workspace, seed_range  # noqa: E402
 
 
 def check(ws, n_inputs, rng, rel_steps):
@@ -112,8 +97,8 @@ def main():
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     failed = undefined = 0
-    for seed in seeds_of(args.seeds):
-        ws = workspace(args.shared, seed, args.channels, args.bins, args.samples)
+    for seed in seed_range(args.seeds):
+        ws = hfcore.Workspace(random_workspace(args.shared, seed, args.channels, args.bins, args.samples))
         worst, what = check(ws, args.inputs, rng, [float(v) for v in args.steps.split(",")])
         if worst is None:
             undefined += 1
