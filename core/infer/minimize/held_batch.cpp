@@ -23,10 +23,14 @@ public:
                   const std::vector<HeldStart>& starts)
         : model_(model), data_(data), p_(p), starts_(starts) {}
 
-    // The parameters of lane k at y, with the held ones at their exact values.
-    std::vector<double> to_x(const std::vector<double>& y, std::size_t k) const {
-        std::vector<double> x = p_.to_x(y);
+    // The parameters of lane k at y into x [P], with the held ones at their exact values.
+    void to_x(const std::vector<double>& y, std::size_t k, double* x) const {
+        p_.to_x(y, x);
         for (const auto& [a, v] : starts_[k].held) x[static_cast<std::size_t>(p_.free[a])] = v;
+    }
+    std::vector<double> to_x(const std::vector<double>& y, std::size_t k) const {
+        std::vector<double> x(static_cast<std::size_t>(model_.n_pars()));
+        to_x(y, k, x.data());
         return x;
     }
 
@@ -36,13 +40,10 @@ public:
         const auto n = static_cast<std::int64_t>(idx.size());
         const std::int64_t np = model_.n_pars();
         const std::size_t nf = p_.nfree();
-        std::vector<double> pars(static_cast<std::size_t>(n * np));
-        for (std::int64_t j = 0; j < n; ++j) {
-            auto x = to_x(*ys[j], static_cast<std::size_t>(idx[j]));
-            std::copy(x.begin(), x.end(), pars.begin() + j * np);
-        }
+        pars_.resize(static_cast<std::size_t>(n * np));
+        for (std::int64_t j = 0; j < n; ++j) to_x(*ys[j], static_cast<std::size_t>(idx[j]), pars_.data() + j * np);
         Tensor grad;
-        Tensor lp = data_.logpdf(be.from_host(pars, {n, np}), &grad);
+        Tensor lp = data_.logpdf(be.from_host(pars_, {n, np}), &grad);
         const auto lph = be.to_host_double(lp);
         const auto gh = be.to_host_double(grad);
         f.resize(static_cast<std::size_t>(n));
@@ -58,6 +59,7 @@ private:
     BoundLikelihood data_;
     const Problem& p_;
     const std::vector<HeldStart>& starts_;
+    std::vector<double> pars_;  // [n, P] of the last evaluation, kept for its capacity
 };
 
 }  // namespace

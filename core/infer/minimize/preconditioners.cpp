@@ -126,13 +126,17 @@ void SharedThenOwnCurvature::step_taken(int k, const Lane& lane) {
 }
 
 CovarianceSchur::CovarianceSchur(const std::vector<double>& cov, std::size_t nf, std::size_t lanes)
-    : cov_(cov), nf_(nf), active_(lanes), caa_factor_(lanes) {}
+    : cov_(cov), nf_(nf), active_(lanes), caa_factor_(lanes), factored_(lanes, 0) {}
 
+// The factor depends on the active set alone: a lane whose set did not change since its last step keeps it.
 void CovarianceSchur::free_set_changed(int k, const Lane& lane) {
     auto& active = active_[static_cast<std::size_t>(k)];
-    active.clear();
+    scratch_active_.clear();
     for (std::size_t a = 0; a < nf_; ++a)
-        if (!lane.free[a]) active.push_back(a);
+        if (!lane.free[a]) scratch_active_.push_back(a);
+    if (factored_[static_cast<std::size_t>(k)] && scratch_active_ == active) return;
+    active.swap(scratch_active_);
+    factored_[static_cast<std::size_t>(k)] = 1;
     const std::size_t m = active.size();
     std::vector<double> caa(m * m);
     for (std::size_t r = 0; r < m; ++r)
@@ -142,7 +146,8 @@ void CovarianceSchur::free_set_changed(int k, const Lane& lane) {
 
 // M q for q zero off the free components (the result is too).
 bool CovarianceSchur::apply_alone(int k, const Lane& lane, std::vector<double>& q) {
-    std::vector<double> r(nf_, 0.0);
+    std::vector<double>& r = r_;
+    r.assign(nf_, 0.0);
     for (std::size_t a = 0; a < nf_; ++a) {
         if (q[a] == 0.0) continue;
         const double qa = q[a];

@@ -79,6 +79,9 @@ private:
     std::size_t nf_;
     std::vector<std::vector<std::size_t>> active_;  // per lane
     std::vector<std::vector<double>> caa_factor_;   // per lane: Cholesky factor of C_AA
+    std::vector<char> factored_;                    // per lane: caa_factor_ is that of active_
+    std::vector<std::size_t> scratch_active_;
+    std::vector<double> r_;                         // apply_alone's product, kept for its capacity
 };
 
 }  // namespace hf::infer::detail
